@@ -1,0 +1,156 @@
+"""Start a real PostgreSQL and a real Redis under a var/ folder, when no URL is given.
+
+Used by `./splaylab up` (var/) and `make test` (var/test/). The servers come from Debian's
+packages (postgresql, redis-server). PostgreSQL refuses to run as root, so as root the data
+folder belongs to the `postgres` system user and the server runs as that user.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ServicePorts:
+    postgres: int = 54329
+    redis: int = 63790
+
+
+def _pg_bin(name: str) -> str:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    if not candidates:
+        raise RuntimeError(f"PostgreSQL's {name} not found: install the 'postgresql' package (make deps)")
+    return candidates[-1]
+
+
+def _as_pg_user(cmd: list[str]) -> list[str]:
+    if os.geteuid() != 0:
+        return cmd
+    return ["runuser", "-u", "postgres", "--", *cmd]
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _wait_port(port: int, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if _port_open(port):
+            return
+        time.sleep(0.1)
+    raise RuntimeError(f"{what} did not start listening on 127.0.0.1:{port} within {timeout:.0f} s")
+
+
+def start_postgres(var: Path, port: int) -> str:
+    """Ensure a PostgreSQL cluster in var/postgres is running; return its DATABASE_URL."""
+    url = f"postgres://splaylab@127.0.0.1:{port}/splaylab"
+    data = var / "postgres"
+    log = var / "log" / "postgres.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    if _port_open(port):
+        return url
+    if not (data / "PG_VERSION").exists():
+        data.mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:
+            shutil.chown(data, "postgres", "postgres")
+            os.chmod(data, 0o700)
+        subprocess.run(
+            _as_pg_user([_pg_bin("initdb"), "-D", str(data), "-U", "splaylab", "--auth=trust",
+                         "--encoding=UTF8", "--no-instructions"]),
+            check=True, stdout=subprocess.DEVNULL,
+        )
+    if os.geteuid() == 0:
+        log.touch()
+        shutil.chown(log, "postgres", "postgres")
+    sockdir = "/tmp"
+    subprocess.run(
+        _as_pg_user([_pg_bin("pg_ctl"), "-D", str(data), "-l", str(log), "-w", "-t", "60",
+                     "-o", f"-p {port} -k {sockdir} -c listen_addresses=127.0.0.1 "
+                           "-c fsync=off -c max_connections=200", "start"]),
+        check=True, stdout=subprocess.DEVNULL,
+    )
+    _wait_port(port, "PostgreSQL")
+    exists = subprocess.run(
+        [_pg_bin("psql"), "-h", "127.0.0.1", "-p", str(port), "-U", "splaylab", "-d", "postgres",
+         "-tAc", "SELECT 1 FROM pg_database WHERE datname='splaylab'"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    if exists != "1":
+        subprocess.run([_pg_bin("createdb"), "-h", "127.0.0.1", "-p", str(port), "-U", "splaylab",
+                        "splaylab"], check=True)
+    return url
+
+
+def stop_postgres(var: Path) -> None:
+    data = var / "postgres"
+    if (data / "postmaster.pid").exists():
+        subprocess.run(_as_pg_user([_pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def start_redis(var: Path, port: int) -> str:
+    """Ensure a Redis server with its files in var/redis is running; return its REDIS_URL."""
+    url = f"redis://127.0.0.1:{port}/0"
+    if _port_open(port):
+        return url
+    data = var / "redis"
+    data.mkdir(parents=True, exist_ok=True)
+    (var / "log").mkdir(parents=True, exist_ok=True)
+    redis = shutil.which("redis-server") or "/usr/bin/redis-server"
+    if not os.path.exists(redis):
+        raise RuntimeError("redis-server not found: install the 'redis-server' package (make deps)")
+    subprocess.run(
+        [redis, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
+         "--daemonize", "yes", "--pidfile", str(data / "redis.pid"),
+         "--logfile", str(var / "log" / "redis.log"), "--save", "60 1000"],
+        check=True,
+    )
+    _wait_port(port, "Redis")
+    return url
+
+
+def stop_redis(var: Path) -> None:
+    pidfile = var / "redis" / "redis.pid"
+    if pidfile.exists():
+        try:
+            os.kill(int(pidfile.read_text().strip()), 15)
+        except (ProcessLookupError, ValueError):
+            pass
+
+
+def ensure_services(var: Path, ports: ServicePorts = ServicePorts()) -> dict[str, str]:
+    """Return the environment (DATABASE_URL, REDIS_URL), starting local servers for what is unset."""
+    env: dict[str, str] = {}
+    env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or start_postgres(var, ports.postgres)
+    env["REDIS_URL"] = os.environ.get("REDIS_URL") or start_redis(var, ports.redis)
+    return env
+
+
+def stop_services(var: Path) -> None:
+    if not os.environ.get("DATABASE_URL"):
+        stop_postgres(var)
+    if not os.environ.get("REDIS_URL"):
+        stop_redis(var)
+
+
+if __name__ == "__main__":
+    import sys
+    var = Path(sys.argv[2] if len(sys.argv) > 2 else "var").resolve()
+    if len(sys.argv) > 1 and sys.argv[1] == "stop":
+        stop_services(var)
+    else:
+        for k, v in ensure_services(var).items():
+            print(f"{k}={v}")
