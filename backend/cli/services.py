@@ -146,11 +146,17 @@ def stop_services(var: Path) -> None:
         stop_redis(var)
 
 
+def main(argv: list[str]) -> None:
+    """`python services.py start|stop VAR [PG_PORT REDIS_PORT]`; start prints shell exports."""
+    action, var = argv[0], Path(argv[1]).resolve()
+    ports = ServicePorts(int(argv[2]), int(argv[3])) if len(argv) > 3 else ServicePorts()
+    if action == "stop":
+        stop_services(var)
+        return
+    for key, value in ensure_services(var, ports).items():
+        print(f"export {key}={value}")
+
+
 if __name__ == "__main__":
     import sys
-    var = Path(sys.argv[2] if len(sys.argv) > 2 else "var").resolve()
-    if len(sys.argv) > 1 and sys.argv[1] == "stop":
-        stop_services(var)
-    else:
-        for k, v in ensure_services(var).items():
-            print(f"{k}={v}")
+    main(sys.argv[1:])

@@ -1,0 +1,126 @@
+"""`./splaylab submit` and `./splaylab stop`: SPLAY's command-line client, over the REST API.
+
+Standard library only (urllib), so it runs anywhere Python 3.11 does. Where the server and
+token come from, in order: flags, SPLAYLAB_SERVER / SPLAYLAB_TOKEN, then var/cli.json written
+by `./splaylab up` (the local server, as the demo student).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+TERMINAL_STATES = {"ENDED", "KILLED", "FAILED", "NO_RESOURCES"}
+POLL_SECONDS = 0.25
+
+
+class ClientError(Exception):
+    """A problem worth one clear line on stderr (bad server, bad token, bad file)."""
+
+
+@dataclass(frozen=True)
+class Api:
+    server: str
+    token: str
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        url = self.server.rstrip("/") + path
+        data = json.dumps(body).encode() if body is not None else None
+        req = urllib.request.Request(url, data=data, method=method)
+        req.add_header("Authorization", f"Token {self.token}")
+        req.add_header("Accept", "application/json")
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return json.loads(resp.read() or b"null")
+        except urllib.error.HTTPError as err:
+            detail = err.read().decode(errors="replace")[:500]
+            if err.code == 401:
+                raise ClientError(f"{url}: the server refused the token (401). "
+                                  "Get yours with `./splaylab token USER` or the web UI's API token page.") from None
+            raise ClientError(f"{method} {url} failed with HTTP {err.code}: {detail}") from None
+        except urllib.error.URLError as err:
+            raise ClientError(f"cannot reach the SplayLab server at {self.server}: {err.reason}. "
+                              "Is `make up` running, or is --server right?") from None
+
+
+def resolve_api(server: str | None, token: str | None, root: Path) -> Api:
+    server = server or os.environ.get("SPLAYLAB_SERVER")
+    token = token or os.environ.get("SPLAYLAB_TOKEN")
+    local = root / "var" / "cli.json"
+    if (not server or not token) and local.exists():
+        saved = json.loads(local.read_text())
+        server = server or saved["server"]
+        token = token or saved["token"]
+    if not server:
+        raise ClientError("no server: pass --server URL or set SPLAYLAB_SERVER (or run `make up` here)")
+    if not token:
+        raise ClientError("no API token: pass --token or set SPLAYLAB_TOKEN "
+                          "(the web UI's API token page shows it)")
+    return Api(server, token)
+
+
+def format_line(line: dict[str, Any]) -> str:
+    stamp = datetime.fromtimestamp(line["t"]).strftime("%H:%M:%S.%f")[:-3]
+    return f"node {line['node']:>3} {stamp} {line['level']:<7} {line['text']}"
+
+
+def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
+    """Print the job's log lines as they arrive; return the job once it is over and drained."""
+    after = 0
+    while True:
+        job = api.request("GET", f"/api/jobs/{job_id}/")
+        while True:
+            page = api.request("GET", f"/api/jobs/{job_id}/logs/?after={after}&limit=1000")
+            for line in page["lines"]:
+                out.write(format_line(line) + "\n")
+            out.flush()
+            after = page["next_after"] or after
+            if len(page["lines"]) < 1000:
+                break
+        if job["state"] in TERMINAL_STATES:
+            # Lines may still be in flight from the daemon: one last drain after a short pause.
+            time.sleep(POLL_SECONDS * 2)
+            page = api.request("GET", f"/api/jobs/{job_id}/logs/?after={after}&limit=1000")
+            for line in page["lines"]:
+                out.write(format_line(line) + "\n")
+            if len(page["lines"]) < 1000:
+                return job
+            after = page["next_after"]
+            continue
+        time.sleep(POLL_SECONDS)
+
+
+def submit(api: Api, path: Path, nodes: int, duration: int, name: str | None, do_follow: bool) -> int:
+    try:
+        code = path.read_text()
+    except OSError as err:
+        raise ClientError(f"cannot read {path}: {err.strerror}") from None
+    job = api.request("POST", "/api/jobs/", {
+        "code": code, "filename": path.name, "nodes": nodes, "duration": duration,
+        "name": name or path.stem,
+    })
+    print(f"job {job['id']} submitted: {nodes} nodes for {duration} s "
+          f"({api.server.rstrip('/')}/jobs/{job['id']})", file=sys.stderr)
+    if not do_follow:
+        print(job["id"])
+        return 0
+    job = follow(api, job["id"])
+    reason = job.get("reason") or ""
+    print(f"job {job['id']} {job['state']}: {reason}", file=sys.stderr)
+    return 0 if job["state"] == "ENDED" else 1
+
+
+def stop(api: Api, job_id: int) -> int:
+    job = api.request("POST", f"/api/jobs/{job_id}/stop/", {})
+    print(f"job {job_id}: {job['state']} {job.get('reason') or ''}".rstrip())
+    return 0

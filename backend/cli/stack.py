@@ -1,0 +1,240 @@
+"""`./splaylab up` and `./splaylab status`: the whole service on one machine.
+
+up: PostgreSQL + Redis under var/ (unless DATABASE_URL / REDIS_URL are set) → migrate →
+seed the demo course → web (uvicorn), Celery worker and beat, and two local splayd daemons,
+each a child process logging to var/log/<part>.log with its pid in var/run/<part>.pid.
+Ctrl-C (or SIGTERM) stops the children, then the servers it started. A second `up` reuses var/.
+"""
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import services
+
+DEMO_ACCOUNTS = (("student", "student-demo"), ("teacher", "teacher-demo"))
+
+
+@dataclass
+class StackConfig:
+    root: Path
+    var: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    daemons: int = 2
+    daemon_max_instances: int = 100
+    ports: services.ServicePorts = field(default_factory=services.ServicePorts)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def python(self) -> str:
+        return str(self.root / ".venv" / "bin" / "python")
+
+    @property
+    def backend(self) -> Path:
+        return self.root / "backend"
+
+
+def secret_key(var: Path) -> str:
+    path = var / "secret_key"
+    if not path.exists():
+        var.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def service_env(cfg: StackConfig) -> dict[str, str]:
+    """The environment every controller process gets (database, Redis, secret key)."""
+    env = dict(os.environ)
+    env.update(services.ensure_services(cfg.var, cfg.ports))
+    env.setdefault("SPLAYLAB_SECRET_KEY", secret_key(cfg.var))
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def manage(cfg: StackConfig, env: dict[str, str], *args: str, capture: bool = False) -> str:
+    result = subprocess.run([cfg.python, "manage.py", *args], cwd=cfg.backend, env=env, check=True,
+                            text=True, stdout=subprocess.PIPE if capture else None)
+    return result.stdout.strip() if capture else ""
+
+
+def prepare(cfg: StackConfig, env: dict[str, str]) -> list[Path]:
+    """Migrate, seed the demo course, write the local daemons' configs and the CLI's defaults."""
+    manage(cfg, env, "migrate", "--noinput", "-v", "0")
+    manage(cfg, env, "seed_demo")
+    configs = []
+    for i in range(1, cfg.daemons + 1):
+        conf = cfg.var / "daemons" / f"lab-{i}.toml"
+        lo = 20000 + 1000 * i
+        manage(cfg, env, "daemon_create", f"lab-{i}", "--max-instances", str(cfg.daemon_max_instances),
+               "--ports", f"{lo}-{lo + 999}", "--controller", f"ws://{cfg.host}:{cfg.port}/ws/daemon/",
+               "--write-config", str(conf))
+        configs.append(conf)
+    token = manage(cfg, env, "user_token", DEMO_ACCOUNTS[0][0], capture=True).splitlines()[-1]
+    (cfg.var / "cli.json").write_text(json.dumps({"server": cfg.url, "token": token}))
+    return configs
+
+
+def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[list[str], Path]]:
+    venv_bin = cfg.root / ".venv" / "bin"
+    parts = {
+        "web": ([str(venv_bin / "uvicorn"), "splaylab.asgi:application", "--host", cfg.host,
+                 "--port", str(cfg.port), "--no-access-log"], cfg.backend),
+        "worker": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO",
+                    "--concurrency", "4", "--hostname", f"worker@{cfg.port}"], cfg.backend),
+        "beat": ([str(venv_bin / "celery"), "-A", "splaylab", "beat", "--loglevel", "INFO",
+                  "--schedule", str(cfg.var / "celerybeat-schedule")], cfg.backend),
+    }
+    for conf in daemon_configs:
+        parts[conf.stem] = ([cfg.python, "-m", "splayd", "--config", str(conf)], cfg.root / "daemon")
+    return parts
+
+
+def wait_http(url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # any HTTP answer (401 here) means the server is up
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    raise RuntimeError(f"the web server did not answer at {url} within {timeout:.0f} s")
+
+
+class Stack:
+    """The running children; signal handlers only set `should_exit` (as uvicorn does)."""
+
+    def __init__(self, cfg: StackConfig) -> None:
+        self.cfg = cfg
+        self.children: dict[str, subprocess.Popen] = {}
+        self.should_exit = False
+
+    def start(self, env: dict[str, str], daemon_configs: list[Path]) -> None:
+        run_dir = self.cfg.var / "run"
+        log_dir = self.cfg.var / "log"
+        run_dir.mkdir(parents=True, exist_ok=True)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        for name, (argv, cwd) in commands(self.cfg, daemon_configs).items():
+            if name.startswith("lab-"):
+                wait_http(self.cfg.url + "/api/auth/me/", 60)  # daemons need the web server
+            log = open(log_dir / f"{name}.log", "ab")
+            self.children[name] = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log,
+                                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                   start_new_session=True)
+            (run_dir / f"{name}.pid").write_text(str(self.children[name].pid))
+
+    def watch(self) -> int:
+        """Wait for Ctrl-C; a child that dies on its own stops the stack with its log's tail."""
+        while not self.should_exit:
+            for name, proc in self.children.items():
+                if proc.poll() is not None:
+                    tail = (self.cfg.var / "log" / f"{name}.log").read_text(errors="replace")[-2000:]
+                    print(f"\n{name} exited with code {proc.returncode}; last lines of "
+                          f"var/log/{name}.log:\n{tail}", file=sys.stderr)
+                    return 1
+            time.sleep(0.3)
+        return 0
+
+    def stop(self) -> None:
+        for proc in self.children.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for proc in self.children.values():
+            try:
+                proc.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        for pid in (self.cfg.var / "run").glob("*.pid"):
+            pid.unlink(missing_ok=True)
+
+
+def up(cfg: StackConfig) -> int:
+    lock = cfg.var / "run" / "up.pid"
+    if lock.exists() and _alive(int(lock.read_text() or 0)):
+        print(f"SplayLab is already running here (pid {lock.read_text()}); see ./splaylab status",
+              file=sys.stderr)
+        return 1
+    print("starting PostgreSQL and Redis under var/ (unless DATABASE_URL / REDIS_URL are set)…")
+    env = service_env(cfg)
+    print("migrating and seeding the demo course…")
+    daemon_configs = prepare(cfg, env)
+    stack = Stack(cfg)
+
+    def on_signal(signum: int, frame: object) -> None:
+        stack.should_exit = True
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    code = 1
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        lock.write_text(str(os.getpid()))
+        stack.start(env, daemon_configs)
+        wait_http(cfg.url + "/api/auth/me/", 60)
+        print(f"\nSplayLab is up at {cfg.url}/")
+        for user, password in DEMO_ACCOUNTS:
+            print(f"  login: {user} / {password}")
+        print(f"  parts: web, worker, beat, {', '.join(c.stem for c in daemon_configs)} "
+              "(logs in var/log/, ./splaylab status)")
+        print("  try:   ./splaylab submit assignments/hello/app.lua --nodes 10 --time 20 --follow")
+        print("Press Ctrl-C to stop.")
+        code = stack.watch()
+    finally:
+        print("\nstopping…", file=sys.stderr)
+        stack.stop()
+        services.stop_services(cfg.var)
+        lock.unlink(missing_ok=True)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return code
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return pid > 0
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def status(cfg: StackConfig) -> int:
+    """Print which parts are up; exit 0 only if all are."""
+    rows: list[tuple[str, bool, str]] = []
+    for name, port in (("postgres", cfg.ports.postgres), ("redis", cfg.ports.redis)):
+        external = os.environ.get("DATABASE_URL" if name == "postgres" else "REDIS_URL")
+        if external:
+            rows.append((name, True, f"external ({external.split('@')[-1]})"))
+        else:
+            rows.append((name, services._port_open(port), f"127.0.0.1:{port}"))
+    pids = sorted((cfg.var / "run").glob("*.pid")) if (cfg.var / "run").exists() else []
+    parts = {p.stem: int(p.read_text() or 0) for p in pids if p.stem != "up"}
+    for name in ["web", "worker", "beat"] + sorted(n for n in parts if n.startswith("lab-")):
+        pid = parts.get(name)
+        up_ = pid is not None and _alive(pid)
+        detail = f"pid {pid}" if up_ else "not running"
+        if name == "web" and up_:
+            try:
+                wait_http(cfg.url + "/api/auth/me/", 2)
+                detail += f", answering at {cfg.url}/"
+            except RuntimeError:
+                up_, detail = False, f"pid {pid}, not answering at {cfg.url}/"
+        rows.append((name, up_, detail))
+    for name, ok, detail in rows:
+        print(f"{'up  ' if ok else 'DOWN'}  {name:<9} {detail}")
+    return 0 if all(ok for _, ok, _ in rows) else 1

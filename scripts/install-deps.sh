@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what SplayLab needs on this machine, from the project's own files, idempotently:
+#   Debian packages (runtime; with --test also the browser for UI tests),
+#   the Python venv (.venv, from requirements.txt), the frontend's npm packages (npm ci).
+# Each step is skipped when already done (stamps hold the hash of what they installed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNTIME_PACKAGES=(luajit lua-socket lua-cjson postgresql redis-server)
+TEST_PACKAGES=(chromium lua-busted)
+packages=("${RUNTIME_PACKAGES[@]}")
+[[ "${1:-}" == "--test" ]] && packages+=("${TEST_PACKAGES[@]}")
+command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
+python3 -c 'import sys, venv, ensurepip; assert sys.version_info >= (3, 11)' 2>/dev/null || packages+=(python3 python3-venv)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  echo "installing Debian packages: ${missing[*]}"
+  sudo=""; [[ "$(id -u)" == 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+stamp() { cat "$@" | sha256sum | cut -d' ' -f1; }
+
+want=$(stamp requirements.txt daemon/requirements.txt)
+if [[ ! -x .venv/bin/python || "$(cat .venv/.installed 2>/dev/null)" != "$want" ]]; then
+  echo "installing the Python venv (.venv)"
+  [[ -x .venv/bin/python ]] || python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  echo "$want" > .venv/.installed
+fi
+
+want=$(stamp frontend/package.json frontend/package-lock.json)
+if [[ "$(cat frontend/node_modules/.installed 2>/dev/null)" != "$want" ]]; then
+  echo "installing the frontend's npm packages"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$want" > frontend/node_modules/.installed
+fi
