@@ -1,116 +1,39 @@
-"""Fixtures that start the real SplayLab stack for cross-component tests.
-
-`stack` (session-wide): the PostgreSQL and Redis of `make test` (DATABASE_URL / REDIS_URL),
-a fresh database `splaylab_it`, then web (uvicorn), Celery worker and beat, and two splayd
-daemons — the same code path as `./splaylab up` (backend/cli/stack.py), on port 8765.
-"""
+"""Shared fixtures of the cross-component tests (see stack_helpers.py)."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "backend"))
-
-from cli import stack as stack_mod  # noqa: E402
-
-STACK_PORT = 8765
-
-
-@dataclass
-class RunningStack:
-    url: str
-    var: Path
-    env: dict[str, str]
-    student_token: str
-    teacher_token: str
-    handle: stack_mod.Stack
-    cfg: stack_mod.StackConfig
-
-    def api(self, method: str, path: str, body: dict | None = None, token: str | None = None):
-        req = urllib.request.Request(self.url + path, method=method,
-                                     data=json.dumps(body).encode() if body is not None else None)
-        req.add_header("Authorization", f"Token {token or self.student_token}")
-        req.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            return json.loads(resp.read() or b"null")
-
-    def wait_job(self, job_id: int, states: set[str], timeout: float = 60) -> dict:
-        deadline = time.monotonic() + timeout
-        job = {}
-        while time.monotonic() < deadline:
-            job = self.api("GET", f"/api/jobs/{job_id}/")
-            if job["state"] in states:
-                return job
-            time.sleep(0.2)
-        raise AssertionError(f"job {job_id} did not reach {states} in {timeout} s: {job}")
-
-    def cli(self, *args: str, timeout: float = 120, token: str | None = None) -> subprocess.CompletedProcess:
-        env = dict(os.environ, SPLAYLAB_SERVER=self.url, SPLAYLAB_TOKEN=token or self.student_token)
-        return subprocess.run([str(ROOT / "splaylab"), *args], cwd=ROOT, env=env, text=True,
-                              capture_output=True, timeout=timeout)
-
-    def manage(self, *args: str) -> str:
-        return stack_mod.manage(self.cfg, self.env, *args, capture=True)
-
-
-def _fresh_database(base_url: str, name: str) -> str:
-    parts = urlsplit(base_url)
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    import psycopg
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return urlunsplit(parts._replace(path=f"/{name}"))
+from stack_helpers import STACK_PORT, RunningStack, running_stack
 
 
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
-    if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
-        pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
-    var = tmp_path_factory.mktemp("stack-var")
-    cfg = stack_mod.StackConfig(root=ROOT, var=var, port=STACK_PORT, daemons=2,
-                                daemon_max_instances=100)
-    env = dict(os.environ)
-    env["DATABASE_URL"] = _fresh_database(os.environ["DATABASE_URL"], "splaylab_it")
-    env["REDIS_URL"] = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/5"
-    env["SPLAYLAB_SECRET_KEY"] = "integration-tests"
-    env["PYTHONUNBUFFERED"] = "1"
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    subprocess.run(["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=True, capture_output=True)
-    configs = stack_mod.prepare(cfg, env)
-    handle = stack_mod.Stack(cfg)
-    handle.start(env, configs)
-    try:
-        stack_mod.wait_http(cfg.url + "/api/auth/me/", 60)
-        student = json.loads((var / "cli.json").read_text())["token"]
-        teacher = stack_mod.manage(cfg, env, "user_token", "teacher", capture=True).splitlines()[-1]
-        running = RunningStack(cfg.url, var, env, student, teacher, handle, cfg)
-        _wait_daemons_online(running, len(configs))
-        yield running
-    finally:
-        handle.stop()
-        for log in sorted((var / "log").glob("*.log")):
-            # Shown only when a test failed (pytest prints captured output then).
-            print(f"----- {log.name} (tail)\n{log.read_text(errors='replace')[-3000:]}")
+    """The shared stack (session-wide): two daemons of 100 slots each, on port 8765."""
+    with running_stack(tmp_path_factory.mktemp("stack"), STACK_PORT, "splaylab_it", 5) as s:
+        yield s
 
 
-def _wait_daemons_online(s: RunningStack, count: int, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    daemons = []
-    while time.monotonic() < deadline:
-        daemons = s.api("GET", "/api/daemons/", token=s.teacher_token)
-        if sum(1 for d in daemons if d["state"] == "ONLINE") >= count:
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"daemons did not come ONLINE within {timeout} s: {daemons}")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[object]:
+    """Debian's chromium (/usr/bin/chromium), headless, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, stack):
+    """A fresh browser context per test (its own cookies), 1280x800."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 800}, base_url=stack.url)
+    context.set_default_timeout(20_000)
+    pg = context.new_page()
+    yield pg
+    context.close()

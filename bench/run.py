@@ -1,0 +1,121 @@
+"""SplayLab benchmarks: print figures, assert nothing about time. `make bench`.
+
+1. submit → all instances RUNNING, for 10 and 100 instances on two local daemons;
+2. log lines per second from submit to a browser-like websocket subscriber (session login,
+   /ws/jobs/<id>/) for one job whose nodes print as fast as they can.
+
+It starts its own stack (as `./splaylab up` does) over PostgreSQL and Redis under var/bench/
+(or DATABASE_URL / REDIS_URL), on port 8777.
+"""
+from __future__ import annotations
+
+import asyncio
+import http.cookiejar
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "backend"), str(ROOT / "tests")]
+
+from cli import services  # noqa: E402
+from stack_helpers import RunningStack, running_stack  # noqa: E402
+
+FLOOD_APP = """
+require "splay.base"
+events.run(function()
+  for i = 1, %(lines)d do print("flood " .. job.position .. " " .. i) end
+  events.exit()
+end)
+"""
+IDLE_APP = 'require "splay.base"\nevents.run(function() events.sleep(30) end)\n'
+
+
+def time_to_running(s: RunningStack, nodes: int, repeats: int) -> list[float]:
+    figures = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        job = s.api("POST", "/api/jobs/", {"code": IDLE_APP, "nodes": nodes, "duration": 60})
+        while True:
+            job = s.api("GET", f"/api/jobs/{job['id']}/")
+            if job["state"] == "RUNNING" and all(i["state"] == "RUNNING" for i in job["instances"]):
+                break
+            if job["state"] in ("ENDED", "FAILED", "KILLED", "NO_RESOURCES"):
+                raise RuntimeError(f"job ended before running: {job['state']} {job['reason']}")
+            time.sleep(0.02)
+        figures.append(time.perf_counter() - t0)
+        s.api("POST", f"/api/jobs/{job['id']}/stop/", {})
+        s.wait_job(job["id"], {"KILLED"})
+        time.sleep(1)  # let the daemons free the slots
+    return figures
+
+
+def browser_session(s: RunningStack) -> str:
+    """Log in as the browser does; return the Cookie header for the websocket."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    try:
+        opener.open(s.url + "/api/auth/me/")
+    except urllib.error.HTTPError:
+        pass
+    csrf = next(c.value for c in jar if c.name == "csrftoken")
+    req = urllib.request.Request(s.url + "/api/auth/login/", method="POST",
+                                 data=json.dumps({"username": "student", "password": "student-demo"}).encode(),
+                                 headers={"Content-Type": "application/json", "X-CSRFToken": csrf,
+                                          "Referer": s.url + "/"})
+    opener.open(req)
+    return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+async def log_throughput(s: RunningStack, nodes: int, lines_per_node: int) -> tuple[int, float, float]:
+    import websockets
+    cookie = browser_session(s)
+    total = nodes * lines_per_node
+    job = s.api("POST", "/api/jobs/", {"code": FLOOD_APP % {"lines": lines_per_node},
+                                       "nodes": nodes, "duration": 120})
+    t_submit = time.perf_counter()
+    ws_url = s.url.replace("http", "ws") + f"/ws/jobs/{job['id']}/"
+    seen: set[int] = set()
+    first = None
+    async with websockets.connect(ws_url, additional_headers={"Cookie": cookie, "Origin": s.url},
+                                  max_size=None) as ws:
+        while len(seen) < total:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            if msg["type"] == "log.lines":
+                if first is None:
+                    first = time.perf_counter()
+                seen.update(line["id"] for line in msg["lines"] if line["text"].startswith("flood"))
+    t_end = time.perf_counter()
+    return total, t_end - t_submit, t_end - (first or t_submit)
+
+
+def main() -> None:
+    var = ROOT / "var" / "bench"
+    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
+    os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
+    with tempfile.TemporaryDirectory() as tmp, \
+            running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=2, max_instances=100) as s:
+        print("SplayLab benchmarks (2 local daemons, 100 slots each)")
+        for nodes, repeats in ((10, 5), (100, 3)):
+            f = time_to_running(s, nodes, repeats)
+            print(f"submit -> all {nodes:>3} instances RUNNING: median {statistics.median(f):.2f} s "
+                  f"(min {min(f):.2f}, max {max(f):.2f}, {repeats} runs)")
+        for nodes, per_node in ((1, 20000), (10, 2000)):
+            total, since_submit, since_first = asyncio.run(log_throughput(s, nodes, per_node))
+            print(f"log lines to a websocket subscriber, {nodes:>2} node(s) x {per_node}: "
+                  f"{total / since_submit:,.0f} lines/s from submit "
+                  f"({total} lines in {since_submit:.2f} s; {total / since_first:,.0f} lines/s "
+                  "after the first line)")
+    if started_here["DATABASE_URL"]:
+        services.stop_postgres(var)
+    if started_here["REDIS_URL"]:
+        services.stop_redis(var)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""Start the real SplayLab stack for cross-component tests.
+
+`running_stack` uses the PostgreSQL and Redis of `make test` (DATABASE_URL / REDIS_URL), a fresh
+database, then web (uvicorn), Celery worker and beat, and N splayd daemons: the same code path
+as `./splaylab up` (backend/cli/stack.py).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "backend"))
+
+from cli import stack as stack_mod  # noqa: E402
+
+STACK_PORT = 8765
+
+
+@dataclass
+class RunningStack:
+    url: str
+    var: Path
+    env: dict[str, str]
+    student_token: str
+    teacher_token: str
+    handle: stack_mod.Stack
+    cfg: stack_mod.StackConfig
+
+    def api(self, method: str, path: str, body: dict | None = None, token: str | None = None):
+        req = urllib.request.Request(self.url + path, method=method,
+                                     data=json.dumps(body).encode() if body is not None else None)
+        req.add_header("Authorization", f"Token {token or self.student_token}")
+        req.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return json.loads(resp.read() or b"null")
+
+    def wait_job(self, job_id: int, states: set[str], timeout: float = 60) -> dict:
+        deadline = time.monotonic() + timeout
+        job = {}
+        while time.monotonic() < deadline:
+            job = self.api("GET", f"/api/jobs/{job_id}/")
+            if job["state"] in states:
+                return job
+            time.sleep(0.2)
+        raise AssertionError(f"job {job_id} did not reach {states} in {timeout} s: {job}")
+
+    def cli(self, *args: str, timeout: float = 120, token: str | None = None) -> subprocess.CompletedProcess:
+        env = dict(os.environ, SPLAYLAB_SERVER=self.url, SPLAYLAB_TOKEN=token or self.student_token)
+        return subprocess.run([str(ROOT / "splaylab"), *args], cwd=ROOT, env=env, text=True,
+                              capture_output=True, timeout=timeout)
+
+    def manage(self, *args: str) -> str:
+        return stack_mod.manage(self.cfg, self.env, *args, capture=True)
+
+
+def _fresh_database(base_url: str, name: str) -> str:
+    parts = urlsplit(base_url)
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    import psycopg
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+@contextmanager
+def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: int = 2,
+                  max_instances: int = 100, extra_env: dict[str, str] | None = None
+                  ) -> Iterator[RunningStack]:
+    """Start web, worker, beat and `daemons` splayd on `port`, over a fresh database."""
+    if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
+        pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
+    cfg = stack_mod.StackConfig(root=ROOT, var=tmp, port=port, daemons=daemons,
+                                daemon_max_instances=max_instances)
+    env = dict(os.environ)
+    env["DATABASE_URL"] = _fresh_database(os.environ["DATABASE_URL"], db_name)
+    env["REDIS_URL"] = os.environ["REDIS_URL"].rsplit("/", 1)[0] + f"/{redis_db}"
+    env["SPLAYLAB_SECRET_KEY"] = "integration-tests"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra_env or {})
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    subprocess.run(["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=True, capture_output=True)
+    configs = stack_mod.prepare(cfg, env)
+    handle = stack_mod.Stack(cfg)
+    try:
+        handle.start(env, configs)
+        stack_mod.wait_http(cfg.url + "/api/auth/me/", 60)
+        student = json.loads((tmp / "cli.json").read_text())["token"]
+        teacher = stack_mod.manage(cfg, env, "user_token", "teacher", capture=True).splitlines()[-1]
+        running = RunningStack(cfg.url, tmp, env, student, teacher, handle, cfg)
+        _wait_daemons_online(running, len(configs))
+        yield running
+    finally:
+        handle.stop()
+        for log in sorted((tmp / "log").glob("*.log")):
+            # Shown only when a test failed (pytest prints captured output then).
+            print(f"----- {log.name} (tail)\n{log.read_text(errors='replace')[-3000:]}")
+
+
+def _wait_daemons_online(s: RunningStack, count: int, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    daemons = []
+    while time.monotonic() < deadline:
+        daemons = s.api("GET", "/api/daemons/", token=s.teacher_token)
+        if sum(1 for d in daemons if d["state"] == "ONLINE") >= count:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"daemons did not come ONLINE within {timeout} s: {daemons}")
