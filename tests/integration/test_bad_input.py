@@ -125,7 +125,7 @@ def test_daemon_with_unknown_key_is_refused_with_a_message(stack, tmp_path: Path
 
 def test_silent_daemon_is_marked_unseen_and_its_instances_lost(tmp_path: Path) -> None:
     with running_stack(tmp_path, 8766, "splaylab_it_unseen", 6, daemons=1, max_instances=4,
-                       extra_env={"SPLAYLAB_DAEMON_UNSEEN_AFTER": "4"}) as solo:
+                       extra_env={"SPLAYLAB_DAEMON_UNSEEN_AFTER": "4", "SPLAYLAB_HEARTBEAT": "1"}) as solo:
         app = tmp_path / "long.lua"
         app.write_text('require "splay.base"\nevents.run(function()\n'
                        '  while true do events.sleep(0.5) end\nend)\n')

@@ -1,0 +1,83 @@
+from django.contrib.auth import authenticate, login, logout
+from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .services import user_token_get_or_create
+
+
+class MeOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    role = serializers.CharField()
+
+
+class CredentialsInputSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"})
+
+
+class TokenOutputSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+def _check_credentials(request: Request) -> object:
+    data = CredentialsInputSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    user = authenticate(request, **data.validated_data)
+    if user is None:
+        raise serializers.ValidationError({"detail": "wrong username or password"})
+    return user
+
+
+class LoginApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(request=CredentialsInputSerializer, responses=MeOutputSerializer)
+    def post(self, request: Request) -> Response:
+        # DRF only checks CSRF for already-authenticated sessions; login must check it too
+        # (login CSRF), so the SPA sends X-CSRFToken from the csrftoken cookie.
+        SessionAuthentication().enforce_csrf(request)
+        user = _check_credentials(request)
+        login(request._request, user)
+        return Response(MeOutputSerializer(user).data)
+
+
+class LogoutApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@method_decorator(ensure_csrf_cookie, name="dispatch")  # plants csrftoken, even on 401
+class MeApi(APIView):
+    @extend_schema(responses=MeOutputSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(MeOutputSerializer(request.user).data)
+
+
+class TokenApi(APIView):
+    """GET: the signed-in user's API token. POST {username, password}: same, for the CLI
+    (no session or CSRF needed)."""
+
+    def get_permissions(self) -> list:
+        return [AllowAny()] if self.request.method == "POST" else super().get_permissions()
+
+    @extend_schema(responses=TokenOutputSerializer)
+    def get(self, request: Request) -> Response:
+        return Response({"token": user_token_get_or_create(user=request.user)})
+
+    @extend_schema(request=CredentialsInputSerializer, responses=TokenOutputSerializer)
+    def post(self, request: Request) -> Response:
+        user = _check_credentials(request)
+        return Response({"token": user_token_get_or_create(user=user)})

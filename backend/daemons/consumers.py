@@ -1,0 +1,162 @@
+"""DaemonConsumer: one per connected splayd on /ws/daemon/ (protocol in
+docs/architecture.md). It authenticates the hello, forwards `daemon.command` messages from
+the channel layer to the socket, relays `reply` frames back to the waiting task, and turns
+`log`/`instance`/`heartbeat` frames into service calls."""
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from jobs.models import JobInstance
+from jobs.services import instance_update
+from logs.publisher import log_lines_publish
+from logs.services import log_lines_ingest
+
+from .commands import daemon_group
+from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage
+from .services import daemon_authenticate, daemon_disconnect, daemon_hello, daemon_touch
+
+logger = logging.getLogger(__name__)
+
+CLOSE_REFUSED = 4001
+CLOSE_REPLACED = 4002
+TOUCH_EVERY = 1.0  # seconds: bound the last_contact writes under a log flood
+
+
+def _job_nodes(daemon_id: int, job_id: int) -> set[int]:
+    return set(JobInstance.objects.filter(job_id=job_id, daemon_id=daemon_id, node__isnull=False)
+               .values_list("node", flat=True))
+
+
+class DaemonConsumer(AsyncJsonWebsocketConsumer):
+    daemon_id: int | None = None
+    daemon_name: str = ""
+
+    async def connect(self) -> None:
+        self.pending: dict[str, str] = {}  # command ref → reply_to channel
+        self.nodes: dict[int, set[int]] = {}  # job → nodes this daemon may log for
+        self.last_touch = 0.0
+        await self.accept()
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None,
+                      **kwargs: Any) -> None:
+        if text_data:  # binary frames are not part of the protocol: ignore, do not crash
+            await super().receive(text_data=text_data, **kwargs)
+
+    @classmethod
+    async def decode_json(cls, text_data: str) -> Any:
+        try:
+            return json.loads(text_data)
+        except ValueError:
+            return None
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not isinstance(content, dict):
+            return
+        if self.daemon_id is None:
+            await self.on_hello(content)
+            return
+        await self.touch()
+        kind = content.get("type")
+        handler = {"heartbeat": self.on_heartbeat, "reply": self.on_reply, "log": self.on_log,
+                   "instance": self.on_instance}.get(kind if isinstance(kind, str) else "")
+        if handler is None:
+            logger.warning("daemon %s sent unknown frame type %r", self.daemon_name, kind)
+            return
+        await handler(content)
+
+    async def refuse(self, reason: str) -> None:
+        await self.send_json({"type": "refused", "reason": reason})
+        await self.close(code=CLOSE_REFUSED)
+
+    async def on_hello(self, content: dict[str, Any]) -> None:
+        if content.get("type") != "hello":
+            await self.refuse("expected hello")
+            return
+        daemon = await database_sync_to_async(daemon_authenticate)(key=str(content.get("key") or ""))
+        if daemon is None:
+            await self.refuse("unknown daemon key")
+            return
+        client = self.scope.get("client") or [None]
+        result = await database_sync_to_async(daemon_hello)(
+            daemon_id=daemon.id, hello=content, channel_name=self.channel_name, ip=client[0])
+        self.daemon_id, self.daemon_name = result.daemon_id, result.name
+        await self.channel_layer.group_add(daemon_group(result.daemon_id), self.channel_name)
+        if result.previous_channel:
+            close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
+            await self.channel_layer.send(result.previous_channel, close)
+        self.last_touch = time.monotonic()
+        await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
+                              "heartbeat": settings.SPLAYLAB_HEARTBEAT})
+        for job_id in result.stale_jobs:  # runs there, but the controller gave up on it
+            await self.send_json({"type": "stop", "ref": uuid.uuid4().hex, "job": job_id})
+        logger.info("daemon %s %s session %s", result.name,
+                    "resumed" if result.resumed else "started", result.session)
+
+    async def touch(self) -> None:
+        now = time.monotonic()
+        if now - self.last_touch >= TOUCH_EVERY:
+            self.last_touch = now
+            await database_sync_to_async(daemon_touch)(daemon_id=self.daemon_id,
+                                                       channel_name=self.channel_name)
+
+    async def on_heartbeat(self, content: dict[str, Any]) -> None:
+        pass  # touch() already recorded the contact
+
+    async def on_reply(self, content: dict[str, Any]) -> None:
+        ref = str(content.get("ref"))
+        reply_to = self.pending.pop(ref, None)
+        if reply_to is None:
+            return  # fire-and-forget command, or a reply after the task gave up
+        message: DaemonReplyMessage = {"type": "daemon.reply", "daemon": self.daemon_id or 0,
+                                       "ref": ref, "reply": content}
+        await self.channel_layer.send(reply_to, message)
+
+    async def on_log(self, content: dict[str, Any]) -> None:
+        try:
+            job_id = int(content["job"])
+        except (KeyError, TypeError, ValueError):
+            return
+        lines = content.get("lines")
+        if not isinstance(lines, list) or not lines:
+            return
+        nodes = self.nodes.get(job_id)
+        if not nodes:
+            nodes = await database_sync_to_async(_job_nodes)(self.daemon_id, job_id)
+            if nodes:
+                self.nodes[job_id] = nodes
+        stored = await database_sync_to_async(log_lines_ingest)(job_id=job_id, nodes=nodes,
+                                                                 raw_lines=lines)
+        await log_lines_publish(job_id, stored)
+
+    async def on_instance(self, content: dict[str, Any]) -> None:
+        try:
+            job_id, node = int(content["job"]), int(content["node"])
+            exit_code = None if content.get("exit_code") is None else int(content["exit_code"])
+        except (KeyError, TypeError, ValueError):
+            return
+        await database_sync_to_async(instance_update)(
+            daemon_id=self.daemon_id, job_id=job_id, node=node, state=str(content.get("state")),
+            exit_code=exit_code, reason=str(content.get("reason") or ""))
+
+    # Channel-layer handlers (type "daemon.command" → daemon_command).
+    async def daemon_command(self, event: DaemonCommandMessage) -> None:
+        command = event["command"]
+        self.pending[str(command["ref"])] = event["reply_to"]
+        await self.send_json(command)
+
+    async def daemon_close(self, event: DaemonCloseMessage) -> None:
+        await self.close(code=CLOSE_REPLACED)
+
+    async def disconnect(self, code: int) -> None:
+        if self.daemon_id is not None:
+            await self.channel_layer.group_discard(daemon_group(self.daemon_id), self.channel_name)
+            await database_sync_to_async(daemon_disconnect)(daemon_id=self.daemon_id,
+                                                            channel_name=self.channel_name)

@@ -1,0 +1,5 @@
+from django.urls import path
+
+from . import apis
+
+urlpatterns = [path("", apis.DaemonListApi.as_view(), name="daemon-list")]

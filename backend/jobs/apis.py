@@ -1,0 +1,50 @@
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .selectors import JOB_LIST_LIMIT, job_get, job_list
+from .serializers import JobDetailOutputSerializer, JobOutputSerializer
+from .services import MAX_CODE_BYTES, MAX_DURATION, MAX_NODES, job_create, job_stop
+
+
+class JobListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "JobCreateInput"
+
+        code = serializers.CharField(allow_blank=False, trim_whitespace=False,
+                                     max_length=MAX_CODE_BYTES)
+        filename = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$", default="app.lua")
+        nodes = serializers.IntegerField(min_value=1, max_value=MAX_NODES)
+        duration = serializers.IntegerField(min_value=1, max_value=MAX_DURATION,
+                                            help_text="seconds")
+        name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    @extend_schema(responses=JobOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        jobs = job_list(user=request.user).order_by("-id")[:JOB_LIST_LIMIT]
+        return Response(JobOutputSerializer(jobs, many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: JobDetailOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = job_create(owner=request.user, **data.validated_data)
+        job = job_get(user=request.user, job_id=job.id)
+        return Response(JobDetailOutputSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class JobDetailApi(APIView):
+    @extend_schema(responses=JobDetailOutputSerializer)
+    def get(self, request: Request, job_id: int) -> Response:
+        return Response(JobDetailOutputSerializer(job_get(user=request.user, job_id=job_id)).data)
+
+
+class JobStopApi(APIView):
+    @extend_schema(request=None, responses=JobDetailOutputSerializer)
+    def post(self, request: Request, job_id: int) -> Response:
+        job_get(user=request.user, job_id=job_id)  # 404 if not visible
+        job_stop(job_id=job_id, user=request.user)
+        return Response(JobDetailOutputSerializer(job_get(user=request.user, job_id=job_id)).data)

@@ -1,0 +1,74 @@
+from django.conf import settings
+from django.db import models
+
+
+class Job(models.Model):
+    class State(models.TextChoices):
+        QUEUED = "QUEUED"
+        REGISTERING = "REGISTERING"
+        RUNNING = "RUNNING"
+        ENDED = "ENDED"
+        KILLED = "KILLED"
+        FAILED = "FAILED"
+        NO_RESOURCES = "NO_RESOURCES"
+
+    TERMINAL = frozenset({State.ENDED, State.KILLED, State.FAILED, State.NO_RESOURCES})
+    ACTIVE = frozenset({State.QUEUED, State.REGISTERING, State.RUNNING})
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="jobs")
+    name = models.CharField(max_length=200, blank=True)
+    code = models.TextField()
+    filename = models.CharField(max_length=100, default="app.lua")
+    nodes = models.PositiveIntegerField()
+    duration = models.PositiveIntegerField(help_text="seconds")
+    state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
+    reason = models.TextField(blank=True)
+    error_line = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    # Set once when a stop is under way (Stop pressed or duration passed): claims the stop task.
+    stop_requested_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["state"]), models.Index(fields=["owner", "-id"])]
+
+    def __str__(self) -> str:
+        return f"job {self.id} ({self.state})"
+
+
+class JobInstance(models.Model):
+    class State(models.TextChoices):
+        RESERVED = "RESERVED"
+        RUNNING = "RUNNING"
+        ENDED = "ENDED"
+        FAILED = "FAILED"
+        KILLED = "KILLED"
+        LOST = "LOST"
+
+    ACTIVE = frozenset({State.RESERVED, State.RUNNING})  # holds a daemon slot
+    TERMINAL = frozenset({State.ENDED, State.FAILED, State.KILLED, State.LOST})
+    BAD = frozenset({State.FAILED, State.LOST})
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="instances")
+    # node is None while the slot is only reserved (scheduler has not kept it yet).
+    node = models.PositiveIntegerField(null=True, blank=True)
+    daemon = models.ForeignKey("daemons.Daemon", on_delete=models.SET_NULL, null=True,
+                               related_name="instances")
+    port = models.PositiveIntegerField(null=True, blank=True)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.RESERVED)
+    exit_reason = models.TextField(blank=True)
+    exit_code = models.IntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["node", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["job", "node"], name="instance_job_node_unique",
+                                    condition=models.Q(node__isnull=False)),
+        ]
+        indexes = [models.Index(fields=["daemon", "state"])]
+
+    def __str__(self) -> str:
+        return f"job {self.job_id} node {self.node} ({self.state})"

@@ -1,0 +1,225 @@
+"""job_schedule: SPLAY section 3.1 (REGISTER a 125% superset, keep the first n slots that
+answer, FREE the rest, then LIST and START). Called by the Celery task with a job id."""
+from __future__ import annotations
+
+import heapq
+import logging
+import math
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count
+
+from daemons.commands import Command, Reply, commands_send
+from daemons.models import Daemon
+from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
+
+from .models import Job, JobInstance
+from .services import instances_terminate, job_finish_if_done, job_state_set
+
+logger = logging.getLogger(__name__)
+
+State = Job.State
+IState = JobInstance.State
+SUPERSET = 1.25  # SPLAY's default: probe 25% more slots than needed
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def spread(free: dict[int, int], want: int) -> dict[int, int]:
+    """Pure: give `want` slots one at a time to the daemon with the most free slots left
+    (ties: lowest id), so load evens out across daemons."""
+    heap = [(-f, d) for d, f in free.items() if f > 0]
+    heapq.heapify(heap)
+    out: dict[int, int] = {}
+    for _ in range(want):
+        if not heap:
+            break
+        neg, d = heapq.heappop(heap)
+        out[d] = out.get(d, 0) + 1
+        if neg + 1 < 0:
+            heapq.heappush(heap, (neg + 1, d))
+    return out
+
+
+@dataclass
+class Kept:
+    daemon_id: int
+    port: int
+
+
+@dataclass
+class Registration:
+    kept: list[Kept] = field(default_factory=list)
+    extra: dict[int, list[int]] = field(default_factory=dict)  # daemon → ports to free
+    silent: set[int] = field(default_factory=set)  # asked, never answered (in time)
+    refusals: list[str] = field(default_factory=list)
+
+
+def _reserve(job: Job) -> dict[int, int] | None:
+    """Lock ONLINE daemons, count free slots, create placeholder RESERVED instances.
+    Returns slots per daemon, or None after setting NO_RESOURCES."""
+    with transaction.atomic():
+        daemons = list(Daemon.objects.select_for_update().filter(state=Daemon.State.ONLINE)
+                       .order_by("id"))
+        active = dict(JobInstance.objects.filter(daemon__in=daemons, state__in=list(JobInstance.ACTIVE))
+                      .values_list("daemon").annotate(n=Count("id")))
+        free = {d.id: max(0, d.max_instances - active.get(d.id, 0)) for d in daemons}
+        total = sum(free.values())
+        if total < job.nodes:
+            job_state_set(job.id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
+                          reason=f"job needs {_plural(job.nodes, 'instance')}, only "
+                                 f"{_plural(total, 'free slot')} on "
+                                 f"{_plural(len(daemons), 'online daemon')}")
+            return None
+        plan = spread(free, min(total, math.ceil(job.nodes * SUPERSET)))
+        JobInstance.objects.bulk_create(
+            JobInstance(job=job, daemon_id=d, state=IState.RESERVED)
+            for d, count in plan.items() for _ in range(count))
+        return plan
+
+
+def _register(job: Job, plan: dict[int, int], names: dict[int, str]) -> Registration:
+    n = job.nodes
+    frame = {"type": "register", "job": job.id, "max_mem": settings.SPLAYLAB_MAX_MEM_MB * 1024 * 1024,
+             "max_cpu": settings.SPLAYLAB_MAX_CPU_SECONDS, "duration": job.duration}
+    commands = [Command(d, {**frame, "count": count}) for d, count in plan.items()]
+
+    def ports_of(reply: Reply) -> list[int]:
+        ports = reply.frame.get("ports") if reply.ok else None
+        if not isinstance(ports, list):
+            return []
+        return [int(p) for p in ports if isinstance(p, int)][: plan[reply.daemon_id]]
+
+    def enough(replies: list[Reply]) -> bool:
+        return sum(len(ports_of(r)) for r in replies) >= n
+
+    replies = commands_send(commands, timeout=settings.SPLAYLAB_REGISTER_TIMEOUT, enough=enough)
+    reg = Registration(silent=set(plan) - {r.daemon_id for r in replies})
+    for reply in replies:  # arrival order: the most responsive daemons win
+        if not reply.ok:
+            reg.refusals.append(f"{names[reply.daemon_id]}: {reply.reason}")
+            continue
+        ports = ports_of(reply)
+        take = max(0, n - len(reg.kept))
+        reg.kept.extend(Kept(reply.daemon_id, p) for p in ports[:take])
+        if ports[take:]:
+            reg.extra[reply.daemon_id] = ports[take:]
+    return reg
+
+
+def _release(job_id: int, reg: Registration, *, keep_kept: bool) -> None:
+    """FREE unused ports; `stop` silent daemons (we do not know which ports they took).
+    Fire and forget: a daemon that misses it reclaims at the job's duration anyway."""
+    extra = {d: list(p) for d, p in reg.extra.items()}
+    if not keep_kept:
+        for k in reg.kept:
+            extra.setdefault(k.daemon_id, []).append(k.port)
+    commands = [Command(d, {"type": "free", "job": job_id, "ports": ports}) for d, ports in extra.items()]
+    commands += [Command(d, {"type": "stop", "job": job_id}) for d in sorted(reg.silent)]
+    commands_send(commands, timeout=0)
+
+
+def _assign_nodes(job: Job, kept: list[Kept]) -> list[JobInstance]:
+    with transaction.atomic():
+        JobInstance.objects.filter(job=job, node__isnull=True).delete()
+        return JobInstance.objects.bulk_create(
+            JobInstance(job=job, node=k, daemon_id=slot.daemon_id, port=slot.port, state=IState.RESERVED)
+            for k, slot in enumerate(kept, start=1))
+
+
+def _command_all(job: Job, frames: dict[int, dict], names: dict[int, str], what: str) -> set[int]:
+    """Send one command per daemon, wait for all; daemons that refuse or stay silent get
+    their instances FAILED. Returns the daemons that said ok."""
+    commands = [Command(d, frame) for d, frame in frames.items()]
+    replies = {r.daemon_id: r for r in commands_send(commands, timeout=settings.SPLAYLAB_REGISTER_TIMEOUT)}
+    ok = set()
+    for d in frames:
+        reply = replies.get(d)
+        if reply is not None and reply.ok:
+            ok.add(d)
+            continue
+        why = reply.reason if reply else f"no answer within {settings.SPLAYLAB_REGISTER_TIMEOUT:g} s"
+        instances_terminate(job_id=job.id, state=IState.FAILED, daemon_ids=[d],
+                            reason=f"daemon {names[d]} failed to {what}: {why}")
+    return ok
+
+
+def _still_registering(job_id: int) -> bool:
+    return Job.objects.filter(id=job_id, state=State.REGISTERING).exists()
+
+
+def _abandon(job: Job, daemon_ids: set[int]) -> None:
+    """The job was stopped while we were deploying it."""
+    commands_send([Command(d, {"type": "stop", "job": job.id}) for d in sorted(daemon_ids)], timeout=0)
+    instances_terminate(job_id=job.id, state=IState.KILLED, reason=job.reason or "job stopped")
+
+
+def job_schedule_run(job_id: int) -> None:
+    # 1. Claim: only one scheduler ever works on a job.
+    if not job_state_set(job_id, expect=[State.QUEUED], to=State.REGISTERING):
+        return
+    job = Job.objects.get(id=job_id)
+
+    # 2. Syntax check on the controller.
+    try:
+        error = lua_syntax_check(job.code, job.filename, luajit=settings.SPLAYLAB_LUAJIT)
+    except LuaCheckUnavailable as exc:
+        job_state_set(job_id, expect=[State.REGISTERING], to=State.FAILED,
+                      reason=f"controller cannot check Lua syntax: {exc}")
+        return
+    if error is not None:
+        job_state_set(job_id, expect=[State.REGISTERING], to=State.FAILED,
+                      reason=f"Lua syntax error: {error.message}", error_line=error.line)
+        return
+
+    # 3-4. Count free slots, reserve a superset, REGISTER, keep the first n that answer.
+    plan = _reserve(job)
+    if plan is None:
+        return
+    names = dict(Daemon.objects.filter(id__in=plan).values_list("id", "name"))
+    reg = _register(job, plan, names)
+    if len(reg.kept) < job.nodes or not _still_registering(job_id):
+        _release(job_id, reg, keep_kept=False)
+        instances_terminate(job_id=job_id, state=IState.KILLED, reason="not deployed")
+        detail = "; ".join(reg.refusals)
+        job_state_set(job_id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
+                      reason=f"job needs {_plural(job.nodes, 'instance')}, only "
+                             f"{len(reg.kept)} slots answered within "
+                             f"{settings.SPLAYLAB_REGISTER_TIMEOUT:g} s" + (f" ({detail})" if detail else ""))
+        return
+    _release(job_id, reg, keep_kept=True)
+    instances = _assign_nodes(job, reg.kept)
+
+    # 5. LIST (the whole node list, node k = nodes[k]) then START on each kept daemon.
+    ips = dict(Daemon.objects.filter(id__in=plan).values_list("id", "ip"))
+    node_list = [{"ip": ips[i.daemon_id] or "127.0.0.1", "port": i.port} for i in instances]
+    used = sorted({i.daemon_id for i in instances})
+    lists = {d: {"type": "list", "job": job.id, "code": job.code, "filename": job.filename,
+                 "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
+                 "nodes": node_list} for d in used}
+    listed = _command_all(job, lists, names, "accept the node list")
+    if not _still_registering(job_id):
+        return _abandon(job, set(used))
+    started = _command_all(job, {d: {"type": "start", "job": job.id} for d in listed}, names, "start")
+    JobInstance.objects.filter(job=job, daemon_id__in=started, state=IState.RESERVED).update(
+        state=IState.RUNNING)
+    if not job_state_set(job_id, expect=[State.REGISTERING], to=State.RUNNING):
+        job.refresh_from_db()
+        return _abandon(job, set(used))
+    job_finish_if_done(job_id)  # e.g. every daemon failed to start
+
+
+def job_schedule_safely(job_id: int) -> None:
+    """A crash must not leave the job REGISTERING forever with slots held."""
+    try:
+        job_schedule_run(job_id)
+    except Exception as exc:
+        logger.exception("scheduling job %s failed", job_id)
+        instances_terminate(job_id=job_id, state=IState.FAILED, reason="scheduler error")
+        job_state_set(job_id, expect=[State.QUEUED, State.REGISTERING], to=State.FAILED,
+                      reason=f"scheduler error: {exc}")
+        raise

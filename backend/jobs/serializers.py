@@ -1,0 +1,38 @@
+"""The Job JSON of docs/architecture.md, shared by the REST API and the live `job.state`."""
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .models import Job, JobInstance
+
+
+class JobInstanceOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = JobInstance
+        fields = ["node", "daemon", "port", "state", "exit_reason"]
+
+
+class JobOutputSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+
+    class Meta:
+        model = Job
+        fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
+                  "filename", "code", "created_at", "started_at", "ended_at"]
+
+
+class JobDetailOutputSerializer(JobOutputSerializer):
+    instances = serializers.SerializerMethodField()
+
+    class Meta(JobOutputSerializer.Meta):
+        fields = [*JobOutputSerializer.Meta.fields, "instances"]
+
+    @extend_schema_field(JobInstanceOutputSerializer(many=True))
+    def get_instances(self, job: Job) -> list[dict]:
+        # Only kept slots (node set) are part of the deployment.
+        kept = [i for i in job.instances.all() if i.node is not None]
+        return JobInstanceOutputSerializer(kept, many=True).data
+
+
+def job_to_dict(job: Job, *, instances: bool = True) -> dict:
+    serializer = JobDetailOutputSerializer if instances else JobOutputSerializer
+    return dict(serializer(job).data)

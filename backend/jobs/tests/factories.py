@@ -1,0 +1,17 @@
+from accounts.models import User
+from daemons.models import Daemon
+from jobs.models import Job, JobInstance
+
+HELLO = "print('hello from node ' .. job.position)\n"
+
+
+def job_make(owner: User, *, state: str = Job.State.QUEUED, nodes: int = 2, duration: int = 30,
+             code: str = HELLO, **extra: object) -> Job:
+    return Job.objects.create(owner=owner, code=code, nodes=nodes, duration=duration, state=state,
+                              **extra)
+
+
+def instance_make(job: Job, node: int | None, daemon: Daemon | None = None, *,
+                  state: str = JobInstance.State.RUNNING, port: int | None = None) -> JobInstance:
+    return JobInstance.objects.create(job=job, node=node, daemon=daemon, state=state,
+                                      port=port if port is not None else 20000 + (node or 0))

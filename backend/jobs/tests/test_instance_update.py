@@ -1,0 +1,85 @@
+"""jobs.services.instance_update and the job end rules."""
+import pytest
+
+from daemons.tests.factories import daemon_make
+from jobs.models import Job, JobInstance
+from jobs.services import instance_update
+from jobs.tests.factories import instance_make, job_make
+
+S = JobInstance.State
+
+
+@pytest.fixture
+def running(student):
+    daemon, _ = daemon_make()
+    job = job_make(student, state=Job.State.RUNNING, nodes=3)
+    for node in (1, 2, 3):
+        instance_make(job, node, daemon)
+    return job, daemon
+
+
+def _report(job: Job, daemon, node: int, state: str, reason: str = "", code: int | None = 0) -> bool:
+    return instance_update(daemon_id=daemon.id, job_id=job.id, node=node, state=state,
+                           exit_code=code, reason=reason)
+
+
+def test_job_ends_when_every_instance_ended(running) -> None:
+    job, daemon = running
+    for node in (1, 2, 3):
+        _report(job, daemon, node, S.ENDED, "normal end")
+    job.refresh_from_db()
+    assert (job.state, job.reason) == (Job.State.ENDED, "all 3 instances ended")
+    assert job.ended_at is not None
+
+
+def test_job_stays_running_while_one_instance_runs(running) -> None:
+    job, daemon = running
+    _report(job, daemon, 1, S.ENDED)
+    _report(job, daemon, 2, S.FAILED, "boom", 1)
+    job.refresh_from_db()
+    assert job.state == Job.State.RUNNING
+
+
+def test_some_failures_end_the_job_with_the_first_failure(running) -> None:
+    job, daemon = running
+    _report(job, daemon, 3, S.FAILED, "app.lua:9: oops", 1)
+    _report(job, daemon, 1, S.ENDED)
+    _report(job, daemon, 2, S.ENDED)
+    job.refresh_from_db()
+    assert job.state == Job.State.ENDED
+    assert job.reason == "ended; 1 of 3 instances failed: node 3: app.lua:9: oops"
+    assert job.error_line == 9
+
+
+def test_all_failed_is_failed_with_the_first_reason(running) -> None:
+    job, daemon = running
+    _report(job, daemon, 2, S.FAILED, "out of memory", 4)
+    _report(job, daemon, 1, S.FAILED, "killed: CPU limit", -9)
+    _report(job, daemon, 3, S.FAILED, "out of memory", 4)
+    job.refresh_from_db()
+    assert job.state == Job.State.FAILED
+    assert job.reason == "all 3 instances failed; node 1: killed: CPU limit"
+
+
+def test_terminal_instances_never_change(running) -> None:
+    job, daemon = running
+    assert _report(job, daemon, 1, S.ENDED)
+    assert not _report(job, daemon, 1, S.RUNNING)
+    assert not _report(job, daemon, 1, S.FAILED, "late")
+    assert job.instances.get(node=1).state == S.ENDED
+
+
+def test_another_daemon_cannot_report_for_an_instance(running) -> None:
+    job, _ = running
+    intruder, _ = daemon_make("lab-9")
+    assert not _report(job, intruder, 1, S.FAILED)
+    assert job.instances.get(node=1).state == S.RUNNING
+
+
+def test_a_killed_job_is_not_reopened_by_late_reports(student) -> None:
+    daemon, _ = daemon_make()
+    job = job_make(student, state=Job.State.KILLED, nodes=1, reason="stopped by student")
+    instance_make(job, 1, daemon)
+    _report(job, daemon, 1, S.KILLED, "stopped")
+    job.refresh_from_db()
+    assert (job.state, job.reason) == (Job.State.KILLED, "stopped by student")

@@ -1,0 +1,193 @@
+"""jobs.tasks.job_schedule against daemons driven through DaemonConsumer (SPLAY 3.1:
+REGISTER a 125% superset, keep the first n slots that answer, FREE the rest, LIST, START)."""
+import asyncio
+import math
+
+import pytest
+from channels.db import database_sync_to_async as db
+from django.db import connections
+
+from daemons.tests.factories import daemon_make
+from daemons.tests.wsdaemon import FakeSplayd
+from jobs.models import Job, JobInstance
+from jobs.scheduling import spread
+from jobs.tasks import job_schedule
+from jobs.tests.factories import instance_make, job_make
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _schedule_in_thread(job_id: int) -> "asyncio.Future[None]":
+    """The Celery task body, in a worker thread as in celery (sync code, own DB connection)."""
+    def run() -> None:
+        try:
+            job_schedule(job_id)
+        finally:
+            connections.close_all()
+    return asyncio.get_running_loop().run_in_executor(None, run)
+
+
+async def _two_daemons(max_instances: int = 4) -> tuple[FakeSplayd, FakeSplayd, list]:
+    d1, k1 = await db(daemon_make)("lab-1", max_instances=max_instances, ports=(21000, 21099))
+    d2, k2 = await db(daemon_make)("lab-2", max_instances=max_instances, ports=(22000, 22099))
+    s1 = FakeSplayd(k1, name="lab-1", max_instances=max_instances, ports=(21000, 21099))
+    s2 = FakeSplayd(k2, name="lab-2", max_instances=max_instances, ports=(22000, 22099))
+    await s1.connect()
+    await s2.connect()
+    return s1, s2, [d1, d2]
+
+
+def _instances(job: Job) -> list[tuple]:
+    return list(job.instances.order_by("id").values_list("node", "daemon__name", "port", "state"))
+
+
+async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(student, settings) -> None:
+    s1, s2, _ = await _two_daemons()
+    job = await db(job_make)(student, nodes=4, duration=20)
+    task = _schedule_in_thread(job.id)
+
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    assert r1["count"] + r2["count"] == math.ceil(4 * 1.25) == 5
+    assert (r1["count"], r2["count"]) == (3, 2)  # spread evenly, lowest id first
+    assert r1 | {"ref": None, "count": None} == {
+        "type": "register", "ref": None, "job": job.id, "count": None, "max_mem": 256 * 1024 * 1024,
+        "max_cpu": 60, "duration": 20}
+    reserved = await db(lambda: job.instances.filter(state="RESERVED", node__isnull=True).count())()
+    assert reserved == 5
+
+    await s1.reply(r1, ports=[21000, 21001, 21002])
+    await asyncio.sleep(0.3)  # lab-1 answers clearly first
+    await s2.reply(r2, ports=[22000, 22001])
+
+    free = await s2.expect("free")
+    assert (free["job"], free["ports"]) == (job.id, [22001])  # the 5th slot is not needed
+    l1, l2 = await s1.expect("list"), await s2.expect("list")
+    everyone = [{"ip": "127.0.0.1", "port": p} for p in (21000, 21001, 21002, 22000)]
+    assert l1["nodes"] == l2["nodes"] == everyone
+    assert l1["instances"] == [{"node": 1, "port": 21000}, {"node": 2, "port": 21001},
+                               {"node": 3, "port": 21002}]
+    assert l2["instances"] == [{"node": 4, "port": 22000}]
+    assert (l1["code"], l1["filename"]) == (job.code, "app.lua")
+    await s1.reply(l1)
+    await s2.reply(l2)
+    st1, st2 = await s1.expect("start"), await s2.expect("start")
+    assert st1["job"] == st2["job"] == job.id
+    await s1.reply(st1)
+    await s2.reply(st2)
+    await asyncio.wait_for(task, 10)
+
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.RUNNING and job.started_at is not None
+    assert await db(_instances)(job) == [
+        (1, "lab-1", 21000, "RUNNING"), (2, "lab-1", 21001, "RUNNING"),
+        (3, "lab-1", 21002, "RUNNING"), (4, "lab-2", 22000, "RUNNING")]
+    assert await s1.ws.receive_nothing(0.2) and await s2.ws.receive_nothing(0.2)
+    await s1.close()
+    await s2.close()
+
+
+async def test_not_enough_free_slots_is_no_resources_with_the_numbers(student) -> None:
+    s1, s2, daemons = await _two_daemons(max_instances=4)
+    busy = await db(job_make)(student, state=Job.State.RUNNING, nodes=1)
+    await db(instance_make)(busy, 1, daemons[0])  # one slot of lab-1 already taken
+    job = await db(job_make)(student, nodes=8)
+    await asyncio.wait_for(_schedule_in_thread(job.id), 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.NO_RESOURCES
+    assert job.reason == "job needs 8 instances, only 7 free slots on 2 online daemons"
+    assert job.ended_at is not None
+    assert await s1.ws.receive_nothing(0.2) and await s2.ws.receive_nothing(0.2)
+    await s1.close()
+    await s2.close()
+
+
+async def test_refusals_leave_too_few_slots_so_everything_is_freed(student, settings) -> None:
+    s1, s2, _ = await _two_daemons(max_instances=2)
+    job = await db(job_make)(student, nodes=3)
+    task = _schedule_in_thread(job.id)
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    assert r1["count"] + r2["count"] == 4  # min(free=4, ceil(3*1.25)=4)
+    await s1.reply(r1, ports=[21000, 21001])
+    await s2.ws.send_json_to({"type": "reply", "ref": r2["ref"], "ok": False,
+                              "reason": "only 0 free slots"})
+    free = await s1.expect("free")
+    assert free["ports"] == [21000, 21001]
+    await asyncio.wait_for(task, 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.NO_RESOURCES
+    assert job.reason == ("job needs 3 instances, only 2 slots answered within 3 s "
+                          "(lab-2: only 0 free slots)")
+    assert await db(lambda: job.instances.filter(state__in=["RESERVED", "RUNNING"]).count())() == 0
+    await s1.close()
+    await s2.close()
+
+
+async def test_silent_daemon_is_skipped_when_others_suffice(student, settings) -> None:
+    settings.SPLAYLAB_REGISTER_TIMEOUT = 1.0
+    s1, s2, _ = await _two_daemons(max_instances=4)
+    job = await db(job_make)(student, nodes=2)
+    task = _schedule_in_thread(job.id)
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    assert (r1["count"], r2["count"]) == (2, 1)
+    await s1.reply(r1, ports=[21000, 21001])  # enough: lab-2 is never waited for
+    stop = await s2.expect("stop")  # lab-2 did not answer: release whatever it reserved
+    assert stop["job"] == job.id
+    listing = await s1.expect("list")
+    assert [i["node"] for i in listing["instances"]] == [1, 2]
+    await s1.reply(listing)
+    await s1.reply(await s1.expect("start"))
+    await asyncio.wait_for(task, 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.RUNNING
+    await s1.close()
+    await s2.close()
+
+
+async def test_syntax_error_fails_before_any_daemon_is_asked(student) -> None:
+    s1, s2, _ = await _two_daemons()
+    job = await db(job_make)(student, code="print('a')\nlocal = 3\n")
+    await asyncio.wait_for(_schedule_in_thread(job.id), 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.FAILED
+    assert job.reason.startswith("Lua syntax error: app.lua:2: ")
+    assert job.error_line == 2
+    assert await s1.ws.receive_nothing(0.3) and await s2.ws.receive_nothing(0.3)
+    await s1.close()
+    await s2.close()
+
+
+async def test_daemon_failing_to_start_fails_its_instances(student) -> None:
+    s1, s2, _ = await _two_daemons(max_instances=1)
+    job = await db(job_make)(student, nodes=2)
+    task = _schedule_in_thread(job.id)
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    await s1.reply(r1, ports=[21000])
+    await s2.reply(r2, ports=[22000])
+    await s1.reply(await s1.expect("list"))
+    await s2.reply(await s2.expect("list"))
+    await s1.reply(await s1.expect("start"))
+    start2 = await s2.expect("start")
+    await s2.ws.send_json_to({"type": "reply", "ref": start2["ref"], "ok": False, "reason": "fork failed"})
+    await asyncio.wait_for(task, 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.RUNNING
+    states = await db(_instances)(job)
+    assert [(n, s) for n, _, _, s in states] == [(1, "RUNNING"), (2, "FAILED")]
+    failed = await db(lambda: job.instances.get(node=2).exit_reason)()
+    assert failed == "daemon lab-2 failed to start: fork failed"
+    await s1.close()
+    await s2.close()
+
+
+def test_claim_is_idempotent(student) -> None:
+    job = job_make(student, state=Job.State.RUNNING)
+    job_schedule(job.id)  # not QUEUED: nothing happens
+    job.refresh_from_db()
+    assert job.state == Job.State.RUNNING
+
+
+def test_spread_balances_by_free_slots() -> None:
+    assert spread({1: 4, 2: 4}, 5) == {1: 3, 2: 2}
+    assert spread({1: 10, 2: 1, 3: 0}, 6) == {1: 6}  # most free slots left wins
+    assert spread({1: 3, 2: 5}, 4) == {1: 1, 2: 3}
+    assert spread({1: 2}, 5) == {1: 2}

@@ -1,0 +1,68 @@
+"""jobs.tasks.job_stop and jobs.tasks.jobs_expire."""
+import asyncio
+from datetime import timedelta
+
+import pytest
+from channels.db import database_sync_to_async as db
+from django.db import connections
+from django.utils import timezone
+
+from daemons.tests.factories import daemon_make
+from daemons.tests.wsdaemon import FakeSplayd
+from jobs.models import Job, JobInstance
+from jobs.tasks import job_stop, jobs_expire
+from jobs.tests.factories import instance_make, job_make
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_stop_tells_the_daemon_and_kills_the_instances(student) -> None:
+    daemon, key = await db(daemon_make)(session="s")
+    job = await db(job_make)(student, state=Job.State.KILLED, nodes=2, reason="stopped by student")
+    await db(instance_make)(job, 1, daemon)
+    await db(instance_make)(job, 2, daemon)
+    splayd = FakeSplayd(key, session="s", instances=[{"job": job.id, "node": n, "state": "RUNNING"}
+                                                      for n in (1, 2)])
+    await splayd.connect()
+
+    def run() -> None:
+        try:
+            job_stop(job.id)
+        finally:
+            connections.close_all()
+    task = asyncio.get_running_loop().run_in_executor(None, run)
+    stop = await splayd.expect("stop")
+    assert stop["job"] == job.id
+    await splayd.send({"type": "instance", "job": job.id, "node": 1, "state": "KILLED",
+                       "exit_code": -15, "reason": "stopped"})
+    await splayd.reply(stop)
+    await asyncio.wait_for(task, 10)
+    rows = await db(lambda: list(job.instances.order_by("node").values_list("state", "exit_reason")))()
+    assert rows == [("KILLED", "stopped"), ("KILLED", "stopped by student")]
+    await db(job.refresh_from_db)()
+    assert (job.state, job.reason) == (Job.State.KILLED, "stopped by student")
+    await splayd.close()
+
+
+def test_expire_stops_jobs_past_duration_and_grace_once(student, settings, monkeypatch) -> None:
+    settings.SPLAYLAB_JOB_GRACE = 15
+    stopped: list[int] = []
+    monkeypatch.setattr("jobs.tasks.job_stop.delay", stopped.append)
+    now = timezone.now()
+    late = job_make(student, state=Job.State.RUNNING, duration=30,
+                    started_at=now - timedelta(seconds=46))
+    job_make(student, state=Job.State.RUNNING, duration=30, started_at=now - timedelta(seconds=40))
+    assert jobs_expire() == [late.id]
+    assert jobs_expire() == []  # claimed: not stopped twice
+    assert stopped == [late.id]
+
+
+def test_stop_after_expiry_ends_the_job_when_the_daemon_is_gone(student, settings) -> None:
+    settings.SPLAYLAB_REGISTER_TIMEOUT = 0.2
+    daemon, _ = daemon_make()  # no consumer connected: nobody answers
+    job = job_make(student, state=Job.State.RUNNING, nodes=2, duration=30)
+    instance_make(job, 1, daemon, state=JobInstance.State.ENDED)
+    instance_make(job, 2, daemon)
+    job_stop(job.id)
+    job.refresh_from_db()
+    assert (job.state, job.reason) == (Job.State.ENDED, "all 2 instances ended")
+    assert job.instances.get(node=2).exit_reason == "duration of 30 s reached"

@@ -1,0 +1,49 @@
+"""Lua syntax check with the controller's luajit, before any daemon is bothered.
+
+Model-free: give it source text, get None or a LuaSyntaxError(line, message). LuaJIT's
+`loadstring` compiles without running, so student code never executes on the controller.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+
+_CHECK = (
+    "local src = io.read('*a') "
+    "local f, e = loadstring(src, '=' .. os.getenv('SPLAYLAB_CHUNKNAME')) "
+    "if not f then io.stderr:write(e) os.exit(2) end"
+)
+_LINE_RE = re.compile(r"^(?P<chunk>[^:]*):(?P<line>\d+):\s*(?P<msg>.*)$", re.S)
+
+
+@dataclass(frozen=True)
+class LuaSyntaxError:
+    line: int | None
+    message: str  # "app.lua:3: '=' expected near 'x'"
+
+
+class LuaCheckUnavailable(RuntimeError):
+    """luajit missing or hung: the controller is broken, not the student's code."""
+
+
+def lua_syntax_check(code: str, filename: str = "app.lua", *, luajit: str = "luajit",
+                     timeout: float = 5.0) -> LuaSyntaxError | None:
+    try:
+        proc = subprocess.run(
+            [luajit, "-e", _CHECK], input=code.encode("utf-8"), capture_output=True,
+            timeout=timeout, check=False, env={"SPLAYLAB_CHUNKNAME": filename, "PATH": os.environ.get("PATH", os.defpath)},
+        )
+    except FileNotFoundError as exc:
+        raise LuaCheckUnavailable(f"{luajit} not found on the controller") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise LuaCheckUnavailable(f"syntax check took longer than {timeout:.0f} s") from exc
+    if proc.returncode == 0:
+        return None
+    err = proc.stderr.decode("utf-8", "replace").strip()
+    if proc.returncode != 2:
+        raise LuaCheckUnavailable(f"luajit exited with {proc.returncode}: {err}")
+    match = _LINE_RE.match(err)
+    line = int(match.group("line")) if match else None
+    return LuaSyntaxError(line=line, message=err)

@@ -1,0 +1,31 @@
+import pytest
+
+from lib.lua_syntax import LuaCheckUnavailable, LuaSyntaxError, lua_syntax_check
+
+
+def test_valid_code_passes() -> None:
+    assert lua_syntax_check("print('hi')\nlocal x = 1\n") is None
+
+
+def test_error_reports_filename_line_and_message() -> None:
+    err = lua_syntax_check("print('ok')\nlocal x = = 2\n", "app.lua")
+    assert isinstance(err, LuaSyntaxError)
+    assert err.line == 2
+    assert err.message.startswith("app.lua:2: ")
+    assert "near '='" in err.message
+
+
+def test_unfinished_block_reports_last_line() -> None:
+    err = lua_syntax_check("function f()\n  return 1\n", "main.lua")
+    assert err is not None and err.line == 3
+    assert err.message.startswith("main.lua:3:")
+
+
+def test_code_is_not_executed() -> None:
+    # os.exit(7) would change the exit status if the chunk ran.
+    assert lua_syntax_check("os.exit(7)") is None
+
+
+def test_missing_luajit_is_an_infrastructure_error() -> None:
+    with pytest.raises(LuaCheckUnavailable):
+        lua_syntax_check("x = 1", luajit="/nonexistent/luajit")

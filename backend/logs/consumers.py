@@ -1,0 +1,64 @@
+"""JobConsumer: the browser's live view of one job on /ws/jobs/<id>/ (session auth).
+Permission is checked on connect and again before relaying each message."""
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from jobs.models import Job
+from jobs.selectors import job_visible
+from jobs.serializers import job_to_dict
+
+from .payloads import JobStateMessage, LogLinesMessage
+from .publisher import job_group
+
+CLOSE_FORBIDDEN = 4403
+
+
+def _job_dict(job_id: int) -> dict[str, Any]:
+    job = Job.objects.select_related("owner").prefetch_related("instances").get(id=job_id)
+    return job_to_dict(job)
+
+
+class JobConsumer(AsyncJsonWebsocketConsumer):
+    job_id: int = 0
+
+    async def allowed(self) -> bool:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return False
+        return await database_sync_to_async(job_visible)(user_id=user.id, job_id=self.job_id)
+
+    async def connect(self) -> None:
+        self.job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
+        if not await self.allowed():
+            await self.close(code=CLOSE_FORBIDDEN)  # before accept: handshake refused
+            return
+        await self.channel_layer.group_add(job_group(self.job_id), self.channel_name)
+        await self.accept()
+        # The current state at once, so the page needs no race-prone extra fetch.
+        job = await database_sync_to_async(_job_dict)(self.job_id)
+        await self.send_json({"type": "job.state", "job": job})
+
+    async def disconnect(self, code: int) -> None:
+        if self.job_id:
+            await self.channel_layer.group_discard(job_group(self.job_id), self.channel_name)
+
+    async def receive_json(self, content: Any, **kwargs: Any) -> None:
+        if not await self.allowed():
+            await self.close(code=CLOSE_FORBIDDEN)
+        # Nothing else to do: the browser only listens.
+
+    async def job_state(self, event: JobStateMessage) -> None:
+        if await self.allowed():
+            await self.send_json({"type": "job.state", "job": event["job"]})
+        else:
+            await self.close(code=CLOSE_FORBIDDEN)
+
+    async def log_lines(self, event: LogLinesMessage) -> None:
+        if await self.allowed():
+            await self.send_json({"type": "log.lines", "lines": event["lines"]})
+        else:
+            await self.close(code=CLOSE_FORBIDDEN)

@@ -1,0 +1,43 @@
+"""The one place that talks to the `job-<id>` group (live job page)."""
+from __future__ import annotations
+
+import logging
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from .payloads import JobStateMessage, LogLineDict, LogLinesMessage
+
+logger = logging.getLogger(__name__)
+
+
+def job_group(job_id: int) -> str:
+    return f"job-{job_id}"
+
+
+def _send(job_id: int, message: JobStateMessage | LogLinesMessage) -> None:
+    try:
+        async_to_sync(get_channel_layer().group_send)(job_group(job_id), message)
+    except Exception:  # live view is best effort; the database stays the truth
+        logger.exception("publishing %s for job %s failed", message["type"], job_id)
+
+
+def job_state_publish(job_id: int) -> None:
+    """Publish the job as committed (after the surrounding transaction, if any)."""
+    def send() -> None:
+        from jobs.models import Job
+        from jobs.serializers import job_to_dict
+
+        job = Job.objects.select_related("owner").prefetch_related("instances").get(id=job_id)
+        message: JobStateMessage = {"type": "job.state", "job": job_to_dict(job)}
+        _send(job_id, message)
+
+    transaction.on_commit(send)
+
+
+async def log_lines_publish(job_id: int, lines: list[LogLineDict]) -> None:
+    """Called from DaemonConsumer, already async."""
+    if lines:
+        message: LogLinesMessage = {"type": "log.lines", "job_id": job_id, "lines": lines}
+        await get_channel_layer().group_send(job_group(job_id), message)

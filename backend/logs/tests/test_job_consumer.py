@@ -1,0 +1,87 @@
+"""JobConsumer on /ws/jobs/<id>/ (session auth, permission on connect and per message)."""
+import pytest
+from channels.db import database_sync_to_async as db
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from accounts.tests.factories import PASSWORD
+from jobs.models import Job
+from jobs.tests.factories import job_make
+from splaylab.asgi import application
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _session_cookie(username: str) -> bytes:
+    client = Client()
+    assert client.login(username=username, password=PASSWORD)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+async def _browser(job_id: int, username: str | None) -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+    if username:
+        headers.append((b"cookie", await db(_session_cookie)(username)))
+    return WebsocketCommunicator(application, f"/ws/jobs/{job_id}/", headers=headers)
+
+
+async def test_owner_gets_state_then_relayed_messages(student) -> None:
+    job = await db(job_make)(student, state=Job.State.RUNNING)
+    ws = await _browser(job.id, "student")
+    connected, _ = await ws.connect()
+    assert connected
+    first = await ws.receive_json_from(timeout=5)
+    assert first["type"] == "job.state"
+    assert (first["job"]["id"], first["job"]["state"], first["job"]["instances"]) == (job.id, "RUNNING", [])
+
+    layer = get_channel_layer()
+    lines = [{"id": 9, "node": 1, "seq": 1, "t": 1.5, "level": "print", "text": "hi"}]
+    await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": lines})
+    assert await ws.receive_json_from(timeout=5) == {"type": "log.lines", "lines": lines}
+    await layer.group_send(f"job-{job.id}", {"type": "job.state", "job": {"id": job.id, "state": "ENDED"}})
+    assert await ws.receive_json_from(timeout=5) == {"type": "job.state",
+                                                     "job": {"id": job.id, "state": "ENDED"}}
+    await ws.disconnect()
+
+
+async def test_state_changes_are_published_to_the_page(student) -> None:
+    from jobs.services import job_state_set
+
+    job = await db(job_make)(student, state=Job.State.RUNNING)
+    ws = await _browser(job.id, "student")
+    await ws.connect()
+    await ws.receive_json_from(timeout=5)
+    await db(job_state_set)(job.id, expect=[Job.State.RUNNING], to=Job.State.ENDED, reason="done")
+    message = await ws.receive_json_from(timeout=5)
+    assert message["type"] == "job.state"
+    assert (message["job"]["state"], message["job"]["reason"]) == ("ENDED", "done")
+    assert message["job"]["ended_at"] is not None
+    await ws.disconnect()
+
+
+async def test_teacher_may_watch_a_students_job(student, teacher) -> None:
+    job = await db(job_make)(student)
+    ws = await _browser(job.id, "teacher")
+    assert (await ws.connect())[0]
+    await ws.disconnect()
+
+
+@pytest.mark.parametrize("viewer", [None, "alice"])
+async def test_anonymous_and_other_students_are_refused(student, other_student, viewer) -> None:
+    job = await db(job_make)(student)
+    ws = await _browser(job.id, viewer)
+    connected, code = await ws.connect()
+    assert not connected and code == 4403
+
+
+async def test_permission_is_rechecked_per_message(student) -> None:
+    job = await db(job_make)(student)
+    ws = await _browser(job.id, "student")
+    await ws.connect()
+    await ws.receive_json_from(timeout=5)
+    student.is_active = False  # e.g. account disabled while watching
+    await db(student.save)()
+    await get_channel_layer().group_send(
+        f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": []})
+    assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}

@@ -1,0 +1,26 @@
+"""ASGI entry: Django for http, Channels for websockets (/ws/daemon/, /ws/jobs/<id>/)."""
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splaylab.settings")
+django_asgi_app = get_asgi_application()  # sets Django up before consumers import models
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.urls import path  # noqa: E402
+
+from daemons.consumers import DaemonConsumer  # noqa: E402
+from logs.consumers import JobConsumer  # noqa: E402
+
+websocket_urlpatterns = [
+    path("ws/daemon/", DaemonConsumer.as_asgi()),  # key auth in the hello; no Origin header
+    # Session-authenticated browsers: refuse cross-site pages (Origin must be an allowed host).
+    path("ws/jobs/<int:job_id>/", AllowedHostsOriginValidator(JobConsumer.as_asgi())),
+]
+
+application = ProtocolTypeRouter({
+    "http": django_asgi_app,
+    "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
+})

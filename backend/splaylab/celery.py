@@ -1,0 +1,17 @@
+"""Celery app: broker is REDIS_URL; beat runs the housekeeping tasks listed below."""
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splaylab.settings")
+
+app = Celery("splaylab")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+app.conf.beat_schedule = {
+    # SPLAY's `unseen` process: silent daemons lose their instances.
+    "daemons-mark-unseen": {"task": "daemons.tasks.daemons_mark_unseen", "schedule": 10.0},
+    # Safety net when a daemon does not end a job at its duration.
+    "jobs-expire": {"task": "jobs.tasks.jobs_expire", "schedule": 5.0},
+}

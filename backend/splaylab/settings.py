@@ -1,0 +1,165 @@
+"""SplayLab controller settings; every deploy-time knob comes from the environment
+(see docs/architecture.md, "Settings")."""
+import os
+from pathlib import Path
+
+import dj_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent  # backend/
+REPO_DIR = BASE_DIR.parent
+FRONTEND_DIST = Path(os.environ.get("SPLAYLAB_FRONTEND_DIST", REPO_DIR / "frontend" / "dist"))
+
+
+def _env_bool(name: str, default: str = "0") -> bool:
+    return os.environ.get(name, default).strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _env_list(name: str, default: str) -> list[str]:
+    return [x.strip() for x in os.environ.get(name, default).split(",") if x.strip()]
+
+
+SECRET_KEY = os.environ.get("SPLAYLAB_SECRET_KEY", "splaylab-dev-insecure-key-change-me-in-production")
+DEBUG = _env_bool("SPLAYLAB_DEBUG")
+ALLOWED_HOSTS = _env_list("SPLAYLAB_ALLOWED_HOSTS", "*")
+CSRF_TRUSTED_ORIGINS = _env_list("SPLAYLAB_CSRF_TRUSTED_ORIGINS", "")
+
+DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://splaylab@127.0.0.1:54329/splaylab")
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:63790/0")
+
+# SplayLab knobs
+SPLAYLAB_DAEMON_UNSEEN_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_UNSEEN_AFTER", "30"))
+SPLAYLAB_REGISTER_TIMEOUT = float(os.environ.get("SPLAYLAB_REGISTER_TIMEOUT", "10"))
+SPLAYLAB_JOB_GRACE = float(os.environ.get("SPLAYLAB_JOB_GRACE", "15"))
+SPLAYLAB_HEARTBEAT = int(os.environ.get("SPLAYLAB_HEARTBEAT", "5"))
+SPLAYLAB_MAX_MEM_MB = int(os.environ.get("SPLAYLAB_MAX_MEM_MB", "256"))
+SPLAYLAB_MAX_CPU_SECONDS = int(os.environ.get("SPLAYLAB_MAX_CPU_SECONDS", "60"))
+SPLAYLAB_LUAJIT = os.environ.get("SPLAYLAB_LUAJIT", "luajit")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from here, never a CDN
+    "channels",
+    "accounts",
+    "courses",
+    "workspaces",
+    "daemons",
+    "jobs",
+    "logs",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "splaylab.urls"
+ASGI_APPLICATION = "splaylab.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+AUTH_USER_MODEL = "accounts.User"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# The built SPA (Vite, base "/static/") is served by WhiteNoise straight from frontend/dist.
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.is_dir() else []
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+REST_FRAMEWORK = {
+    # Token first so unauthenticated requests get 401 (with WWW-Authenticate), not 403.
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "lib.errors.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "SplayLab API",
+    "DESCRIPTION": "Submit distributed Lua jobs to splayd daemons and follow their logs.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "JobStateEnum": "jobs.models.Job.State",
+        "InstanceStateEnum": "jobs.models.JobInstance.State",
+        "DaemonStateEnum": "daemons.models.Daemon.State",
+        "RoleEnum": "accounts.models.User.Role",
+    },
+}
+
+CHANNEL_LAYERS = {
+    "default": {
+        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "CONFIG": {
+            "hosts": [REDIS_URL],
+            "prefix": os.environ.get("SPLAYLAB_CHANNEL_PREFIX", "splaylab"),
+            "capacity": 1000,
+            "expiry": 60,
+        },
+    }
+}
+
+CELERY_BROKER_URL = REDIS_URL
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = False
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TIMEZONE = TIME_ZONE
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("SPLAYLAB_LOG_LEVEL", "INFO")},
+}

@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from .views import spa_index
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/auth/", include("accounts.urls")),
+    path("api/workspaces/", include("workspaces.urls")),
+    path("api/jobs/", include("jobs.urls")),
+    path("api/jobs/", include("logs.urls")),
+    path("api/daemons/", include("daemons.urls")),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    # Everything else is the SPA (WhiteNoise answers /static/ before Django routing).
+    re_path(r"^(?!api/|admin/|static/|ws/).*$", spa_index, name="spa"),
+]

@@ -1,0 +1,52 @@
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .selectors import workspace_get, workspace_list
+from .services import workspace_default_ensure, workspace_files_replace
+
+
+class FileSerializer(serializers.Serializer):
+    path = serializers.CharField(max_length=200)
+    content = serializers.CharField(allow_blank=True, trim_whitespace=False)
+
+
+class WorkspaceOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    owner = serializers.CharField(source="owner.username")
+    updated_at = serializers.DateTimeField()
+    files = FileSerializer(many=True, source="files.all")
+
+
+class WorkspaceListApi(APIView):
+    @extend_schema(responses=WorkspaceOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        if not request.user.workspaces.exists():
+            workspace_default_ensure(user=request.user)
+        return Response(WorkspaceOutputSerializer(workspace_list(user=request.user), many=True).data)
+
+
+class WorkspaceDetailApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "WorkspaceUpdateInput"
+
+        name = serializers.CharField(max_length=100, required=False)
+        files = FileSerializer(many=True)
+
+    @extend_schema(responses=WorkspaceOutputSerializer)
+    def get(self, request: Request, workspace_id: int) -> Response:
+        workspace = workspace_get(user=request.user, workspace_id=workspace_id)
+        return Response(WorkspaceOutputSerializer(workspace).data)
+
+    @extend_schema(request=InputSerializer, responses=WorkspaceOutputSerializer)
+    def put(self, request: Request, workspace_id: int) -> Response:
+        workspace = workspace_get(user=request.user, workspace_id=workspace_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        workspace = workspace_files_replace(workspace=workspace, **data.validated_data)
+        workspace = workspace_get(user=request.user, workspace_id=workspace.id)  # fresh files
+        return Response(WorkspaceOutputSerializer(workspace).data)

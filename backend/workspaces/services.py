@@ -1,0 +1,59 @@
+from typing import TypedDict
+
+from django.db import transaction
+
+from accounts.models import User
+from lib.errors import ApplicationError
+
+from .models import Workspace, WorkspaceFile
+
+MAX_FILES = 50
+MAX_TOTAL_BYTES = 1024 * 1024
+
+STARTER_APP = """\
+events.run(function()
+  print(("node %d of %d on port %d"):format(job.position, #job.nodes, job.me.port))
+end)
+"""
+
+
+class FileDict(TypedDict):
+    path: str
+    content: str
+
+
+def _path_check(path: str) -> None:
+    parts = path.split("/")
+    if not path or path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ApplicationError(f"invalid file path {path!r}")
+
+
+@transaction.atomic
+def workspace_files_replace(*, workspace: Workspace, files: list[FileDict],
+                            name: str | None = None) -> Workspace:
+    """PUT semantics: the given files become the whole workspace."""
+    if len(files) > MAX_FILES:
+        raise ApplicationError(f"at most {MAX_FILES} files per workspace")
+    paths = [f["path"] for f in files]
+    for path in paths:
+        _path_check(path)
+    if len(set(paths)) != len(paths):
+        raise ApplicationError("duplicate file paths")
+    if sum(len(f["content"].encode("utf-8")) for f in files) > MAX_TOTAL_BYTES:
+        raise ApplicationError("workspace larger than 1 MB")
+    if name is not None and name != workspace.name:
+        workspace.name = name
+    workspace.save()  # bumps updated_at
+    workspace.files.all().delete()
+    WorkspaceFile.objects.bulk_create(
+        WorkspaceFile(workspace=workspace, path=f["path"], content=f["content"]) for f in files)
+    return workspace
+
+
+def workspace_default_ensure(*, user: User) -> Workspace:
+    """A user gets a default workspace with a starter app.lua the first time they look."""
+    workspace, created = Workspace.objects.get_or_create(owner=user, name="default")
+    if created:
+        workspace_files_replace(workspace=workspace,
+                                files=[{"path": "app.lua", "content": STARTER_APP}])
+    return workspace

@@ -1,0 +1,23 @@
+"""GET /api/workspaces/"""
+from workspaces.models import Workspace
+
+
+def test_first_get_creates_a_default_workspace_with_app_lua(student_client, student) -> None:
+    res = student_client.get("/api/workspaces/")
+    assert res.status_code == 200
+    [ws] = res.json()
+    assert ws["name"] == "default" and ws["owner"] == "student"
+    assert [f["path"] for f in ws["files"]] == ["app.lua"]
+    assert "job.position" in ws["files"][0]["content"]
+    student_client.get("/api/workspaces/")
+    assert Workspace.objects.filter(owner=student).count() == 1
+
+
+def test_students_do_not_see_each_others_workspaces(student_client, other_client) -> None:
+    mine = student_client.get("/api/workspaces/").json()
+    theirs = other_client.get("/api/workspaces/").json()
+    assert {w["id"] for w in mine}.isdisjoint({w["id"] for w in theirs})
+
+
+def test_anonymous_gets_401(anon_client, db) -> None:
+    assert anon_client.get("/api/workspaces/").status_code == 401
