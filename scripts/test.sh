@@ -13,7 +13,7 @@ if [[ -z "${DATABASE_URL:-}" || -z "${REDIS_URL:-}" ]]; then
 fi
 
 echo "== frontend (vitest)"
-(cd frontend && npm test --silent)
+(cd frontend && npm run --silent lint && npm test --silent)
 
 if compgen -G "sandbox/spec/*_spec.lua" >/dev/null; then
   echo "== sandbox (busted, luajit)"

@@ -1,0 +1,22 @@
+import { createBrowserRouter } from "react-router";
+import { AppLayout } from "./layouts/app-layout";
+import { JobRoute } from "./routes/job";
+import { JobsRoute } from "./routes/jobs";
+import { LoginRoute } from "./routes/login";
+import { NotFoundRoute } from "./routes/not-found";
+import { TokenRoute } from "./routes/token";
+import { WorkspaceRoute } from "./routes/workspace";
+
+export const router = createBrowserRouter([
+  { path: "/login", element: <LoginRoute /> },
+  {
+    element: <AppLayout />,
+    children: [
+      { index: true, element: <WorkspaceRoute /> },
+      { path: "jobs", element: <JobsRoute /> },
+      { path: "jobs/:id", element: <JobRoute /> },
+      { path: "token", element: <TokenRoute /> },
+      { path: "*", element: <NotFoundRoute /> },
+    ],
+  },
+]);

@@ -1,0 +1,38 @@
+import { Link, useParams } from "react-router";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { Spinner } from "@/components/ui/spinner";
+import { isTerminal, useJob } from "@/features/jobs/api/get-job";
+import { InstancesTable } from "@/features/jobs/components/instances-table";
+import { JobSummary } from "@/features/jobs/components/job-summary";
+import { useJobSocket } from "@/features/jobs/hooks/use-job-socket";
+import { LogPanel } from "@/features/logs/components/log-panel";
+
+export function JobRoute() {
+  const params = useParams();
+  const jobId = Number(params.id);
+  const valid = Number.isInteger(jobId) && jobId > 0;
+  const jobQuery = useJob(valid ? jobId : undefined);
+  useJobSocket(valid ? jobId : undefined);
+
+  if (!valid) return <ErrorMessage error={new Error(`"${params.id}" is not a job id.`)} />;
+  if (jobQuery.isPending) return <Spinner label="Loading job…" />;
+  if (jobQuery.isError) {
+    return (
+      <div className="narrow">
+        <ErrorMessage error={jobQuery.error} title={`Cannot load job #${jobId}.`} />
+        <Link to="/">Back to the workspace</Link>
+      </div>
+    );
+  }
+
+  const job = jobQuery.data;
+  return (
+    <div className="job-page">
+      <div className="job-side">
+        <JobSummary job={job} />
+        <InstancesTable instances={job.instances} />
+      </div>
+      <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} />
+    </div>
+  );
+}

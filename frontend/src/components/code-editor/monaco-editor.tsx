@@ -1,0 +1,64 @@
+import Editor, { type OnMount } from "@monaco-editor/react";
+import { useEffect, useRef } from "react";
+import { monaco } from "./monaco-setup";
+import type { CodeEditorProps } from "./code-editor";
+
+const MARKER_OWNER = "splaylab";
+
+type StandaloneEditor = Parameters<OnMount>[0];
+
+export default function MonacoEditor({ value, onChange, onSave, markers, language = "lua", path }: CodeEditorProps) {
+  const editorRef = useRef<StandaloneEditor | null>(null);
+  const onSaveRef = useRef(onSave);
+  onSaveRef.current = onSave;
+
+  const applyMarkers = () => {
+    const model = editorRef.current?.getModel();
+    if (!model) return;
+    const lineCount = model.getLineCount();
+    monaco.editor.setModelMarkers(
+      model,
+      MARKER_OWNER,
+      (markers ?? []).map((marker) => {
+        const line = Math.min(Math.max(1, marker.line), lineCount);
+        return {
+          severity: monaco.MarkerSeverity.Error,
+          message: marker.message,
+          startLineNumber: line,
+          startColumn: 1,
+          endLineNumber: line,
+          endColumn: model.getLineMaxColumn(line),
+        };
+      }),
+    );
+  };
+
+  // Re-apply when the markers change (or the model content changes under them).
+  useEffect(applyMarkers, [markers, value]);
+
+  const handleMount: OnMount = (editor) => {
+    editorRef.current = editor;
+    editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => onSaveRef.current?.());
+    applyMarkers();
+  };
+
+  return (
+    <Editor
+      value={value}
+      language={language}
+      path={path}
+      onChange={(next) => onChange(next ?? "")}
+      onMount={handleMount}
+      loading={<div className="editor-loading">Loading editor…</div>}
+      options={{
+        automaticLayout: true,
+        fontSize: 14,
+        minimap: { enabled: false },
+        scrollBeyondLastLine: false,
+        tabSize: 2,
+        renderWhitespace: "selection",
+        glyphMargin: true,
+      }}
+    />
+  );
+}

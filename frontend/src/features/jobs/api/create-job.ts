@@ -1,0 +1,26 @@
+import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { api } from "@/lib/api-client";
+import type { Job } from "@/types/api";
+import { jobQueryKey } from "./get-job";
+import { jobsQueryKey } from "./get-jobs";
+
+export interface CreateJobInput {
+  code: string;
+  filename: string;
+  nodes: number;
+  duration: number;
+  name?: string;
+}
+
+export const createJob = (input: CreateJobInput): Promise<Job> => api.post<Job>("/api/jobs/", input);
+
+export const useCreateJob = () => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: createJob,
+    onSuccess: (job) => {
+      queryClient.setQueryData(jobQueryKey(job.id), job);
+      void queryClient.invalidateQueries({ queryKey: jobsQueryKey });
+    },
+  });
+};

@@ -1,0 +1,44 @@
+import { StateBadge } from "@/components/ui/state-badge";
+import type { Instance } from "@/types/api";
+
+export function InstancesTable({ instances }: { instances: Instance[] | undefined }) {
+  const rows = [...(instances ?? [])].sort((a, b) => a.node - b.node);
+  return (
+    <section className="instances card" aria-label="Instances">
+      <h2>Instances</h2>
+      <div className="table-scroll">
+        <table data-testid="instances-table">
+          <thead>
+            <tr>
+              <th scope="col">Node</th>
+              <th scope="col">Daemon</th>
+              <th scope="col">Port</th>
+              <th scope="col">State</th>
+              <th scope="col">Exit reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((instance) => (
+              <tr key={instance.node} data-node={instance.node}>
+                <td>{instance.node}</td>
+                <td>{instance.daemon ?? "—"}</td>
+                <td>{instance.port ?? "—"}</td>
+                <td>
+                  <StateBadge state={instance.state} />
+                </td>
+                <td>{instance.exit_reason ?? ""}</td>
+              </tr>
+            ))}
+            {rows.length === 0 && (
+              <tr>
+                <td colSpan={5} className="muted">
+                  No instances yet.
+                </td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+import { useMemo, useRef, useState } from "react";
+import { useFollowScroll } from "../hooks/use-follow-scroll";
+import { useLiveLogs } from "../hooks/use-live-logs";
+import { selectWindow, type LogFilter } from "../lib/log-store";
+import { LogFilters } from "./log-filters";
+import { LogRow } from "./log-row";
+
+/** Rows in the DOM: between DOM_ROW_LIMIT and DOM_ROW_LIMIT + DOM_ROW_SLACK (see selectWindow);
+ * "show older" raises the limit. Memory holds up to MAX_LOG_LINES. */
+export const DOM_ROW_LIMIT = 500;
+export const DOM_ROW_SLACK = 500;
+const OLDER_STEP = 1000;
+
+const STATUS_LABEL = { connecting: "connecting…", open: "live", closed: "reconnecting…" } as const;
+
+interface LogPanelProps {
+  jobId: number;
+  nodeCount: number;
+  /** The job is over: no "reconnecting" noise, the stream is complete. */
+  finished: boolean;
+}
+
+export function LogPanel({ jobId, nodeCount, finished }: LogPanelProps) {
+  const { store, version, status, history } = useLiveLogs(jobId);
+  const [filter, setFilter] = useState<LogFilter>({ node: null, level: null });
+  const [limit, setLimit] = useState(DOM_ROW_LIMIT);
+  const { ref, following, onScroll, jumpToBottom } = useFollowScroll<HTMLDivElement>(version);
+
+  // While the user reads older lines, the view stays still: it only moves on with
+  // new lines when following (or when the filters change).
+  const shownVersion = useRef(version);
+  if (following) shownVersion.current = version;
+  const anchor = useRef(0);
+  const view = useMemo(() => {
+    const next = selectWindow(store.lines, filter, limit, DOM_ROW_SLACK, anchor.current);
+    anchor.current = next.anchorId;
+    return next;
+  }, [store, shownVersion.current, filter, limit]);
+  const hidden = view.total - view.rows.length;
+  const jumpToLatest = () => {
+    setLimit(DOM_ROW_LIMIT);
+    jumpToBottom();
+  };
+  const statusText =
+    history === "loading" ? "loading history…" : history === "error" ? "history failed"
+    : finished ? "complete" : STATUS_LABEL[status];
+
+  return (
+    <section className="log-panel card" data-testid="log-panel" aria-label="Logs">
+      <div className="log-toolbar">
+        <h2>Logs</h2>
+        <LogFilters filter={filter} nodeCount={Math.max(nodeCount, store.maxNode)} onChange={setFilter} />
+        <span className="log-count muted">
+          {view.total} line{view.total === 1 ? "" : "s"}
+          {store.added > store.size ? ` (last ${store.size} kept)` : ""}
+        </span>
+        <span className={`log-status status-${status}`}>
+          {statusText}
+        </span>
+      </div>
+      <div className="log-scroll" ref={ref} onScroll={onScroll} role="log" aria-live="off">
+        {hidden > 0 && (
+          <button type="button" className="log-more" onClick={() => setLimit((value) => value + OLDER_STEP)}>
+            Show {Math.min(hidden, OLDER_STEP)} older lines ({hidden} hidden)
+          </button>
+        )}
+        {view.rows.map((line) => (
+          <LogRow key={line.id} line={line} />
+        ))}
+        {view.total === 0 && history !== "loading" && <div className="log-empty muted">No log lines yet.</div>}
+      </div>
+      {!following && (
+        <button type="button" className="log-jump" onClick={jumpToLatest}>
+          ↓ Jump to latest
+        </button>
+      )}
+    </section>
+  );
+}

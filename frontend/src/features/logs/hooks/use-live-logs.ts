@@ -1,0 +1,126 @@
+import { useEffect, useState } from "react";
+import { subscribe, type SocketStatus } from "@/lib/ws-client";
+import type { JobSocketMessage, LogLine } from "@/types/api";
+import { getJobLogs } from "../api/get-job-logs";
+import { LogStore } from "../lib/log-store";
+
+export type HistoryState = "loading" | "done" | "error";
+
+/** At most one render of new lines per this many ms (100 nodes can print thousands a second). */
+export const MIN_FLUSH_INTERVAL_MS = 100;
+/** Under a flood (last batch this big), render less often: each render costs about the same. */
+const BUSY_BATCH = 200;
+const BUSY_FLUSH_INTERVAL_MS = 250;
+
+/**
+ * Live log lines of a job: subscribes to /ws/jobs/<id>/, then pages the history in, and
+ * again after every reconnection from the last id known to be complete. Incoming lines are
+ * buffered and applied in one batch per animation frame, at most every MIN_FLUSH_INTERVAL_MS;
+ * `version` changes when lines were added.
+ */
+export function useLiveLogs(jobId: number) {
+  const [store, setStore] = useState(() => new LogStore());
+  const [version, setVersion] = useState(0);
+  const [status, setStatus] = useState<SocketStatus>("connecting");
+  const [history, setHistory] = useState<HistoryState>("loading");
+
+  useEffect(() => {
+    const logs = new LogStore();
+    setStore(logs);
+    setVersion(0);
+    const controller = new AbortController();
+    let pending: LogLine[] = [];
+    let frame = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let scheduled = false;
+    let lastFlush = 0;
+    let lastBatch = 0;
+    let cursor = 0; // every line with id <= cursor is known to be in `logs` (or dropped by the cap)
+    let live = false; // history caught up and the socket still open
+    let loading: Promise<void> | null = null;
+    let reload = false;
+
+    const flush = () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+      frame = 0;
+      timer = undefined;
+      scheduled = false;
+      lastFlush = performance.now();
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      lastBatch = batch.length;
+      if (logs.add(batch) > 0) setVersion((v) => v + 1);
+    };
+    const enqueue = (lines: readonly LogLine[]) => {
+      for (const line of lines) pending.push(line);
+      if (live) for (const line of lines) if (line.id > cursor) cursor = line.id;
+      if (scheduled) return;
+      scheduled = true;
+      const interval = lastBatch > BUSY_BATCH ? BUSY_FLUSH_INTERVAL_MS : MIN_FLUSH_INTERVAL_MS;
+      const wait = Math.max(0, lastFlush + interval - performance.now());
+      timer = setTimeout(() => {
+        // requestAnimationFrame does not run in background tabs: flush directly there.
+        if (document.hidden) flush();
+        else frame = requestAnimationFrame(flush);
+      }, wait);
+    };
+
+    const pageHistory = async () => {
+      do {
+        reload = false;
+        let after = cursor;
+        for (;;) {
+          const page = await getJobLogs(jobId, after, { signal: controller.signal });
+          const lines = page.lines ?? [];
+          enqueue(lines);
+          const next = page.next_after ?? (lines.length ? lines[lines.length - 1]!.id : null);
+          if (lines.length === 0 || next === null || next <= after) break;
+          after = next;
+        }
+        flush();
+        cursor = Math.max(after, logs.maxId);
+      } while (reload && !controller.signal.aborted);
+    };
+    const loadHistory = () => {
+      if (loading) {
+        reload = true;
+        return;
+      }
+      setHistory("loading");
+      loading = pageHistory()
+        .then(() => {
+          live = true;
+          setHistory("done");
+        })
+        .catch(() => {
+          if (!controller.signal.aborted) setHistory("error");
+        })
+        .finally(() => {
+          loading = null;
+        });
+    };
+
+    const unsubscribe = subscribe(`/ws/jobs/${jobId}/`, {
+      onStatus: (next) => {
+        setStatus(next);
+        if (next !== "open") live = false;
+      },
+      onOpen: loadHistory,
+      onMessage: (raw) => {
+        const message = raw as JobSocketMessage;
+        if (message?.type === "log.lines" && Array.isArray(message.lines)) enqueue(message.lines);
+      },
+    });
+
+    return () => {
+      controller.abort();
+      unsubscribe();
+      cancelAnimationFrame(frame);
+      clearTimeout(timer);
+    };
+  }, [jobId]);
+
+  return { store, version, status, history };
+}
