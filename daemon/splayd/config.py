@@ -1,0 +1,135 @@
+"""Daemon configuration: one TOML file → one frozen `Config`.
+
+Every error names the file and the field, e.g. ``splayd.toml: ports: expected [lo, hi]``.
+Relative paths in the file are resolved against the file's folder.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+DEFAULT_SANDBOX_DIR = PACKAGE_DIR.parent.parent / "sandbox"
+MB = 1024 * 1024
+
+
+class ConfigError(Exception):
+    """The configuration file is missing, unreadable or has a bad field."""
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    controller: str
+    key: str
+    max_instances: int
+    ports: tuple[int, int]
+    ip: str = "127.0.0.1"
+    max_mem_mb: int = 256
+    max_cpu_seconds: int = 60
+    max_open_files: int = 256
+    max_file_size_mb: int = 16
+    work_dir: Path = field(default_factory=lambda: Path("splayd-work"))
+    luajit: str = "luajit"
+    sandbox_dir: Path = DEFAULT_SANDBOX_DIR
+
+    @property
+    def max_mem_bytes(self) -> int:
+        return self.max_mem_mb * MB
+
+    @property
+    def node_lua(self) -> Path:
+        return self.sandbox_dir / "node.lua"
+
+
+_REQUIRED = ("name", "controller", "key", "max_instances", "ports")
+_INTS = {  # field -> minimum
+    "max_instances": 1,
+    "max_mem_mb": 16,
+    "max_cpu_seconds": 1,
+    "max_open_files": 16,
+    "max_file_size_mb": 1,
+}
+_STRINGS = ("name", "controller", "key", "ip", "luajit")
+_PATHS = ("work_dir", "sandbox_dir")
+_KNOWN = set(_REQUIRED) | set(_INTS) | set(_STRINGS) | set(_PATHS)
+
+
+def load_config(path: str | Path) -> Config:
+    path = Path(path)
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config file: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    return config_from_dict(data, base_dir=path.resolve().parent, source=str(path))
+
+
+def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config") -> Config:
+    def fail(field_name: str, msg: str) -> ConfigError:
+        return ConfigError(f"{source}: {field_name}: {msg}")
+
+    unknown = sorted(set(data) - _KNOWN)
+    if unknown:
+        raise fail(unknown[0], f"unknown field (known: {', '.join(sorted(_KNOWN))})")
+    for name in _REQUIRED:
+        if name not in data:
+            raise fail(name, "required field is missing")
+
+    values: dict[str, Any] = {}
+    for name in _STRINGS:
+        if name in data:
+            v = data[name]
+            if not isinstance(v, str) or not v.strip():
+                raise fail(name, f"expected a non-empty string, got {v!r}")
+            values[name] = v
+    for name, minimum in _INTS.items():
+        if name in data:
+            v = data[name]
+            if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+                raise fail(name, f"expected an integer >= {minimum}, got {v!r}")
+            values[name] = v
+
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", values["name"]):
+        raise fail("name", f"expected 1-64 letters, digits, '.', '_' or '-', got {values['name']!r}")
+    url = urlparse(values["controller"])
+    if url.scheme not in ("ws", "wss") or not url.netloc:
+        raise fail("controller", f"expected a ws:// or wss:// URL, got {values['controller']!r}")
+
+    ports = data["ports"]
+    if (
+        not isinstance(ports, list)
+        or len(ports) != 2
+        or not all(isinstance(p, int) and not isinstance(p, bool) for p in ports)
+    ):
+        raise fail("ports", f"expected [lo, hi] (two integers), got {ports!r}")
+    lo, hi = ports
+    if not (1024 <= lo <= hi <= 65535):
+        raise fail("ports", f"expected 1024 <= lo <= hi <= 65535, got [{lo}, {hi}]")
+    if hi - lo + 1 < values["max_instances"]:
+        raise fail(
+            "ports",
+            f"range {lo}-{hi} holds {hi - lo + 1} ports, fewer than max_instances "
+            f"({values['max_instances']})",
+        )
+    values["ports"] = (lo, hi)
+
+    for name in _PATHS:
+        if name in data:
+            v = data[name]
+            if not isinstance(v, str) or not v:
+                raise fail(name, f"expected a path string, got {v!r}")
+            values[name] = (base_dir / v).resolve()
+    values.setdefault("work_dir", (base_dir / f"splayd-work-{values['name']}").resolve())
+    sandbox_dir = values.get("sandbox_dir", DEFAULT_SANDBOX_DIR)
+    if not (sandbox_dir / "node.lua").is_file():
+        raise fail("sandbox_dir", f"{sandbox_dir} has no node.lua")
+    return Config(**values)

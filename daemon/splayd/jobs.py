@@ -1,0 +1,275 @@
+"""Jobs on this daemon: slot and port reservations, and the commands that act on them.
+
+State lives here, in memory: `jobs[job_id]` holds the reserved ports (one slot each), the
+code and node list from `list`, and the Instances. A slot is released when its instance
+ends, when the controller frees it, or when a reservation is not started within
+RESERVATION_TIMEOUT. A job's working directory (work_dir/job-<id>/) is removed when the job
+holds no slot any more.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shutil
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import MB, Config
+from .instances import Instance, Limits, fmt_seconds
+from .outbox import Outbox
+
+logger = logging.getLogger("splayd")
+
+RESERVATION_TIMEOUT = 120.0  # seconds a registered slot may wait for `start`
+KILL_WAIT = 3.0  # seconds `stop` waits for killed processes to be reaped
+
+Reply = dict[str, Any]
+
+
+class CommandError(Exception):
+    """A command the daemon refuses; the message is the reply's reason."""
+
+
+@dataclass
+class Job:
+    id: int
+    limits: Limits
+    ports: set[int] = field(default_factory=set)  # reserved slots
+    reserved_at: float = field(default_factory=time.monotonic)
+    code: str | None = None
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    listed: dict[int, int] = field(default_factory=dict)  # node -> port
+    instances: dict[int, Instance] = field(default_factory=dict)  # node -> Instance
+
+
+def _int(cmd: dict[str, Any], name: str, minimum: int = 0) -> int:
+    v = cmd.get(name)
+    if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+        raise CommandError(f"{name}: expected an integer >= {minimum}, got {v!r}")
+    return v
+
+
+def port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("0.0.0.0", port))
+        except OSError:
+            return False
+    return True
+
+
+class JobManager:
+    def __init__(self, config: Config, outbox: Outbox, luajit: str) -> None:
+        self.config = config
+        self.outbox = outbox
+        self.luajit = luajit
+        self.jobs: dict[int, Job] = {}
+
+    # queries
+    def used_slots(self) -> int:
+        return sum(len(j.ports) for j in self.jobs.values())
+
+    def instances(self) -> list[Instance]:
+        return [i for j in self.jobs.values() for i in j.instances.values()]
+
+    def running(self) -> list[Instance]:
+        return [i for i in self.instances() if i.running]
+
+    def hello_instances(self) -> list[dict[str, Any]]:
+        return [{"job": i.job, "node": i.node, "state": i.state} for i in self.running()]
+
+    # commands
+    async def handle(self, cmd: dict[str, Any]) -> Reply:
+        handler = getattr(self, f"cmd_{cmd.get('type')}", None)
+        if handler is None:
+            return {"ok": False, "reason": f"unknown command {cmd.get('type')!r}"}
+        try:
+            return await handler(cmd)
+        except CommandError as e:
+            return {"ok": False, "reason": str(e)}
+
+    def _job(self, cmd: dict[str, Any]) -> Job:
+        job_id = _int(cmd, "job", 1)
+        job = self.jobs.get(job_id)
+        if job is None:
+            raise CommandError(f"job {job_id} has no reservation on this daemon")
+        return job
+
+    async def cmd_register(self, cmd: dict[str, Any]) -> Reply:
+        job_id = _int(cmd, "job", 1)
+        count = _int(cmd, "count", 1)
+        cfg = self.config
+        free = cfg.max_instances - self.used_slots()
+        if count > free:
+            return {"ok": False, "reason": f"only {free} free slots"}
+        taken = {p for j in self.jobs.values() for p in j.ports}
+        lo, hi = cfg.ports
+        ports: list[int] = []
+        for port in range(lo, hi + 1):
+            if port not in taken and port_is_free(port):
+                ports.append(port)
+                if len(ports) == count:
+                    break
+        if len(ports) < count:
+            return {"ok": False, "reason": f"only {len(ports)} free ports in {lo}-{hi}"}
+        max_mem = cmd.get("max_mem")
+        max_cpu = cmd.get("max_cpu")
+        duration = cmd.get("duration")
+        limits = Limits(
+            max_mem=min(cfg.max_mem_bytes, max_mem) if isinstance(max_mem, int) and max_mem > 0 else cfg.max_mem_bytes,
+            max_cpu=min(cfg.max_cpu_seconds, max_cpu) if isinstance(max_cpu, int) and max_cpu > 0 else cfg.max_cpu_seconds,
+            max_open_files=cfg.max_open_files,
+            max_file_size=cfg.max_file_size_mb * MB,
+            duration=float(duration) if isinstance(duration, (int, float)) and duration > 0 else None,
+        )
+        job = self.jobs.get(job_id)
+        if job is None:
+            job = self.jobs[job_id] = Job(id=job_id, limits=limits)
+        else:
+            job.limits = limits
+            job.reserved_at = time.monotonic()
+        job.ports.update(ports)
+        logger.info("job %s: reserved ports %s", job_id, ports)
+        return {"ok": True, "ports": ports}
+
+    async def cmd_free(self, cmd: dict[str, Any]) -> Reply:
+        job_id = _int(cmd, "job", 1)
+        job = self.jobs.get(job_id)
+        if job is None:
+            return {"ok": True, "ports": []}
+        ports = cmd.get("ports")
+        wanted = set(job.ports) if ports is None else {p for p in ports if p in job.ports}
+        for inst in list(job.instances.values()):
+            if inst.port in wanted:
+                inst.kill("KILLED", "freed by the controller")
+        job.ports -= wanted
+        self._maybe_cleanup(job)
+        return {"ok": True, "ports": sorted(wanted)}
+
+    async def cmd_list(self, cmd: dict[str, Any]) -> Reply:
+        job = self._job(cmd)
+        code = cmd.get("code")
+        if not isinstance(code, str):
+            raise CommandError("code: expected the Lua source as a string")
+        nodes = cmd.get("nodes")
+        if not isinstance(nodes, list) or not all(isinstance(n, dict) for n in nodes):
+            raise CommandError("nodes: expected a list of {ip, port}")
+        listed: dict[int, int] = {}
+        for item in cmd.get("instances") or []:
+            node, port = _int(item, "node", 1), _int(item, "port", 1)
+            if port not in job.ports:
+                raise CommandError(f"port {port} is not reserved for job {job.id}")
+            listed[node] = port
+        if not listed:
+            raise CommandError("instances: expected at least one {node, port}")
+        job.code, job.nodes, job.listed = code, nodes, listed
+        return {"ok": True}
+
+    async def cmd_start(self, cmd: dict[str, Any]) -> Reply:
+        job = self._job(cmd)
+        if job.code is None:
+            raise CommandError(f"job {job.id} was not listed before start")
+        started: list[int] = []
+        errors: list[str] = []
+        for node, port in sorted(job.listed.items()):
+            if node in job.instances:
+                continue
+            inst = self._prepare(job, node, port)
+            try:
+                await inst.start(self._argv(), self._env(inst.workdir))
+                started.append(node)
+            except (OSError, ValueError) as e:
+                errors.append(f"node {node}: {e}")
+        if errors and not started:
+            return {"ok": False, "reason": "; ".join(errors)}
+        return {"ok": True, "started": started}
+
+    async def cmd_stop(self, cmd: dict[str, Any]) -> Reply:
+        job_id = _int(cmd, "job", 1)
+        job = self.jobs.get(job_id)
+        if job is None:
+            return {"ok": True}
+        await self._kill_job(job, "KILLED", "stopped by the controller")
+        return {"ok": True}
+
+    # helpers
+    def job_dir(self, job_id: int) -> Path:
+        return self.config.work_dir / f"job-{int(job_id)}"
+
+    def _prepare(self, job: Job, node: int, port: int) -> Instance:
+        workdir = self.job_dir(job.id) / f"node-{int(node)}"
+        if workdir.exists():
+            shutil.rmtree(workdir)
+        workdir.mkdir(parents=True)
+        (workdir / "app.lua").write_text(job.code or "", encoding="utf-8")
+        spec = {
+            "me": {"ip": self.config.ip, "port": port},
+            "nodes": job.nodes,
+            "position": node,
+            "job_id": job.id,
+            "duration": job.limits.duration,
+        }
+        (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
+        inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end)
+        job.instances[node] = inst
+        return inst
+
+    def _argv(self) -> list[str]:
+        return [self.luajit, str(self.config.node_lua), "job.json", "app.lua"]
+
+    @staticmethod
+    def _env(workdir: Path) -> dict[str, str]:
+        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir)}
+
+    def _on_end(self, inst: Instance) -> None:
+        job = self.jobs.get(inst.job)
+        if job is None:
+            return
+        job.ports.discard(inst.port)
+        self._maybe_cleanup(job)
+
+    def _maybe_cleanup(self, job: Job) -> None:
+        if job.ports or any(i.running for i in job.instances.values()):
+            return
+        if self.jobs.get(job.id) is job:
+            del self.jobs[job.id]
+        shutil.rmtree(self.job_dir(job.id), ignore_errors=True)
+        logger.info("job %s: freed", job.id)
+
+    async def _kill_job(self, job: Job, state: str, reason: str) -> None:
+        insts = list(job.instances.values())
+        for node, port in job.listed.items():
+            if node not in job.instances:  # listed, never started: report it too
+                Instance(job.id, node, port, Path("."), job.limits, self.outbox).finish(state, reason)
+        for inst in insts:
+            inst.kill(state, reason)
+        waits = [asyncio.create_task(i.done.wait()) for i in insts if not i.done.is_set()]
+        if waits:
+            _, pending = await asyncio.wait(waits, timeout=KILL_WAIT)
+            for w in pending:
+                w.cancel()
+        job.ports.clear()
+        self._maybe_cleanup(job)
+
+    async def kill_all(self, reason: str) -> None:
+        await asyncio.gather(*(self._kill_job(j, "KILLED", reason) for j in list(self.jobs.values())))
+
+    def on_tick(self, now: float) -> None:
+        """Enforce wall-clock durations and expire unused reservations (every 0.1 s)."""
+        for job in list(self.jobs.values()):
+            d = job.limits.duration
+            for inst in job.instances.values():
+                if d is not None and inst.running and now - inst.started_at >= d:
+                    inst.kill("ENDED", f"duration of {fmt_seconds(d)} s reached")
+            if not job.instances and job.ports and now - job.reserved_at > RESERVATION_TIMEOUT:
+                logger.warning("job %s: reservation not started within %d s, freed", job.id, RESERVATION_TIMEOUT)
+                job.ports.clear()
+                self._maybe_cleanup(job)
+
+    def supervisor_tasks(self) -> list[asyncio.Task[None]]:
+        return [i.task for i in self.instances() if i.task is not None]

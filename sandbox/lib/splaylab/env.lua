@@ -1,0 +1,247 @@
+--[[
+splaylab.env - the restricted global environment of student code.
+
+The environment is built from data: ALLOW lists what is copied from the runtime's own
+globals ("lib.*" copies a whole library minus its EXCLUDE entries), EXCLUDE gives the reason
+for every name left out or replaced, and REPLACED names get a safe variant below.
+Reaching an excluded library field (os.execute, io.popen, string.dump, debug.getinfo, ...)
+raises "X is not available in the SplayLab sandbox: <reason>"; excluded globals (ffi, jit,
+package, newproxy) are simply nil so that feature tests like `if jit then` keep working, and
+require() of them raises the same kind of error.
+
+Process-wide effect: build() points the shared string metatable's __index at the sandbox's
+string table (so ("").dump is unreachable). This is sound because node.lua runs one node per
+process; a multi-node simulation in one Lua state would need a different design.
+Limits: no file access yet (io has only write/read; the restricted io comes with the full
+SPLAY API), no socket yet. CPU, wall time and memory are enforced outside Lua (rlimits and
+the daemon's clock), since hooks do not fire in JIT-compiled code.
+
+Usage: local env = require("splaylab.env").build{job = job, events = e, log = l, misc = m,
+  print = function(...) end, io_write = function(s) end}
+]]
+local M = { _NAME = "splaylab.env", _VERSION = "0.1" }
+
+local RUNTIME_G = _G
+local type, pairs, ipairs, error, tostring, select, rawget, setmetatable, getmetatable =
+  type, pairs, ipairs, error, tostring, select, rawget, setmetatable, getmetatable
+local real_load, real_getfenv, real_setfenv, real_collectgarbage =
+  load, getfenv, setfenv, collectgarbage
+local find, match, format, gsub = string.find, string.match, string.format, string.gsub
+local concat = table.concat
+
+-- LuaJIT capabilities, detected once.
+M.luajit = rawget(RUNTIME_G, "jit") ~= nil
+M.bytecode_blocked = real_load("\27LJ\2", "probe", "t", {}) == nil
+
+-- What student code gets from the runtime's globals, as is.
+M.ALLOW = {
+  "_VERSION", "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget",
+  "rawset", "select", "tonumber", "tostring", "type", "unpack", "xpcall", "setmetatable",
+  "coroutine.*", "string.*", "table.*", "math.*", "bit.*",
+  "os.time", "os.clock", "os.date", "os.difftime",
+  "debug.traceback",
+}
+
+-- Every name left out or replaced, with the reason.
+M.EXCLUDE = {
+  ffi = "the FFI is not safe for untrusted code (LuaJIT docs): raw memory access and C calls",
+  jit = "controls the JIT compiler; jit.util inspects bytecode and machine code",
+  package = "package.loadlib loads native code and package.loaded reaches every runtime module",
+  module = "the Lua 5.1 module system writes into package.loaded",
+  newproxy = "creates userdata with a shared metatable",
+  gcinfo = "exposes the collector; use collectgarbage('count')",
+  ["string.dump"] = "produces bytecode; LuaJIT does not verify bytecode, crafted bytecode corrupts memory",
+  ["debug.debug"] = "interactive console on stdin",
+  ["debug.getfenv"] = "reaches the environment of runtime functions",
+  ["debug.setfenv"] = "changes the environment of runtime functions",
+  ["debug.gethook"] = "inspects hooks", ["debug.sethook"] = "installs hooks into the runtime",
+  ["debug.getinfo"] = "reaches runtime functions on the stack",
+  ["debug.getlocal"] = "reads the runtime's locals", ["debug.setlocal"] = "writes the runtime's locals",
+  ["debug.getupvalue"] = "reads the runtime's upvalues", ["debug.setupvalue"] = "writes the runtime's upvalues",
+  ["debug.upvalueid"] = "inspects closures", ["debug.upvaluejoin"] = "rewires closures",
+  ["debug.getmetatable"] = "reaches the shared string metatable and protected metatables",
+  ["debug.setmetatable"] = "changes metatables of every string, number and function",
+  ["debug.getregistry"] = "the registry holds every loaded module",
+  ["os.execute"] = "runs a host command",
+  ["os.exit"] = "ends the process without the runtime's report; use events.exit()",
+  ["os.getenv"] = "leaks the host's environment",
+  ["os.remove"] = "deletes host files", ["os.rename"] = "moves host files",
+  ["os.tmpname"] = "creates host files", ["os.setlocale"] = "changes process-wide state",
+  ["io.popen"] = "runs a host command",
+  ["io.open"] = "file access comes with the restricted io module (not available yet)",
+  ["io.lines"] = "file access comes with the restricted io module (not available yet)",
+  ["io.input"] = "file access comes with the restricted io module (not available yet)",
+  ["io.output"] = "file access comes with the restricted io module (not available yet)",
+  ["io.close"] = "file access comes with the restricted io module (not available yet)",
+  ["io.tmpfile"] = "creates host files",
+  ["io.type"] = "file access comes with the restricted io module (not available yet)",
+  ["io.stdin"] = "stdin is not connected",
+  ["io.stdout"] = "raw stdout would forge log records; use print or io.write",
+  ["io.stderr"] = "raw stderr; use log.error",
+  -- replaced by safe variants (see REPLACED)
+  require = "only the sandbox's own modules (splay.base, splay.events, splay.log, splay.misc) and the standard libraries",
+  load = "text chunks only, environment forced to the sandbox's",
+  loadstring = "text chunks only, environment forced to the sandbox's",
+  loadfile = "text only, relative paths inside the node's directory",
+  dofile = "text only, relative paths inside the node's directory",
+  getfenv = "never returns the runtime's global table (getfenv(0).os would leak it)",
+  setfenv = "cannot change the environment of runtime functions or threads",
+  getmetatable = "the shared string metatable is not reachable",
+  collectgarbage = "only collectgarbage('count')",
+  print = "writes level-print records",
+  io = "only io.write (print records) and io.read (returns nil)",
+}
+
+local function excluded_index(libname)
+  return function(_, key)
+    local reason = M.EXCLUDE[libname .. "." .. tostring(key)]
+    if reason then
+      error(format("%s.%s is not available in the SplayLab sandbox: %s", libname, tostring(key), reason), 2)
+    end
+    return nil
+  end
+end
+
+local function guard(libname, t)
+  return setmetatable(t, { __index = excluded_index(libname), __metatable = "locked" })
+end
+
+local function copy_lib(name)
+  local src, dst = RUNTIME_G[name], {}
+  for k, v in pairs(src) do
+    if not M.EXCLUDE[name .. "." .. k] then dst[k] = v end
+  end
+  return dst
+end
+
+local function safe_relative(path)
+  return type(path) == "string" and path ~= "" and not find(path, "^/")
+    and not find("/" .. path .. "/", "/%.%./") and not find(path, "%z")
+end
+
+-- Build a fresh environment. opts: job, events, log, misc, print(...), io_write(text).
+function M.build(opts)
+  local env = {}
+  local student_envs = setmetatable({ [env] = true }, { __mode = "k" })
+
+  for _, name in ipairs(M.ALLOW) do
+    local lib, field = match(name, "^([%w_]+)%.([%w_*]+)$")
+    if not lib then
+      env[name] = RUNTIME_G[name]
+    elseif field == "*" then
+      env[lib] = copy_lib(lib)
+    else
+      env[lib] = env[lib] or {}
+      env[lib][field] = RUNTIME_G[lib][field]
+    end
+  end
+  env.os = guard("os", env.os)
+  env.debug = guard("debug", env.debug)
+  env.string = guard("string", env.string)
+  env.io = guard("io", {
+    write = function(...)
+      for i = 1, select("#", ...) do opts.io_write(tostring((select(i, ...)))) end
+      return env.io
+    end,
+    read = function() return nil end,
+  })
+
+  env._G = env
+  env.job = opts.job
+  env.events, env.log, env.misc = opts.events, opts.log, opts.misc
+  env.print = opts.print
+
+  -- load family: text mode only, the sandbox environment unless one is given.
+  function env.load(chunk, name, _, e)
+    if e ~= nil then
+      if type(e) ~= "table" then error("bad argument #4 to 'load' (table expected)", 2) end
+      student_envs[e] = true
+    end
+    return real_load(chunk, name, "t", e or env)
+  end
+  function env.loadstring(s, name)
+    return real_load(s, name, "t", env)
+  end
+  function env.loadfile(path)
+    if not safe_relative(path) then
+      return nil, "loadfile: only relative paths inside the node's directory: " .. tostring(path)
+    end
+    local f, err = io.open(path, "rb")
+    if not f then return nil, err end
+    local src = f:read("*a")
+    f:close()
+    return real_load(src, "=" .. path, "t", env)
+  end
+  function env.dofile(path)
+    local f, err = env.loadfile(path)
+    if not f then error(err, 2) end
+    return f()
+  end
+
+  -- getfenv never hands out a table the student did not make (getfenv(0).os, getfenv(print)).
+  function env.getfenv(f)
+    local target
+    if f == nil then f = 1 end
+    if type(f) == "number" then
+      if f == 0 then return env end
+      if f < 0 then error("bad argument #1 to 'getfenv' (level must be non-negative)", 2) end
+      target = real_getfenv(f + 1)
+    else
+      target = real_getfenv(f)
+    end
+    if student_envs[target] then return target end
+    return env
+  end
+  function env.setfenv(f, t)
+    if type(t) ~= "table" then error("bad argument #2 to 'setfenv' (table expected)", 2) end
+    if f == 0 then error("setfenv(0, ...) is not available in the SplayLab sandbox: " .. M.EXCLUDE.setfenv, 2) end
+    local current
+    if type(f) == "number" then
+      if f < 1 then error("bad argument #1 to 'setfenv' (level must be positive)", 2) end
+      current = real_getfenv(f + 1)
+    else
+      current = real_getfenv(f)
+    end
+    if not student_envs[current] then
+      error("setfenv on this function is not available in the SplayLab sandbox: " .. M.EXCLUDE.setfenv, 2)
+    end
+    student_envs[t] = true
+    if type(f) == "number" then return real_setfenv(f + 1, t) end
+    return real_setfenv(f, t)
+  end
+
+  function env.getmetatable(v)
+    if type(v) == "string" then return nil end
+    return getmetatable(v)
+  end
+
+  function env.collectgarbage(opt)
+    if opt == "count" then return real_collectgarbage("count") end
+    error(format("collectgarbage('%s') is not available in the SplayLab sandbox: %s",
+      tostring(opt or "collect"), M.EXCLUDE.collectgarbage), 2)
+  end
+
+  local base = { events = opts.events, log = opts.log, misc = opts.misc }
+  local modules = {
+    ["splay.base"] = base, ["splay.events"] = opts.events, ["splay.log"] = opts.log,
+    ["splay.misc"] = opts.misc,
+    string = env.string, table = env.table, math = env.math, coroutine = env.coroutine,
+    os = env.os, io = env.io, bit = env.bit, debug = env.debug,
+  }
+  function env.require(name)
+    local m = modules[name]
+    if m ~= nil then return m end
+    local names = {}
+    for k in pairs(modules) do if find(k, "^splay%.") then names[#names + 1] = k end end
+    table.sort(names)
+    local reason = M.EXCLUDE[tostring(name)]
+    error(format("module '%s' is not available in the SplayLab sandbox%s (available: %s)",
+      tostring(name), reason and (": " .. reason) or "", concat(names, ", ")), 2)
+  end
+
+  -- The one process-wide change: strings index the sandbox's string table.
+  getmetatable("").__index = env.string
+  return env
+end
+
+return M
