@@ -138,10 +138,13 @@ def job_outcome(instances: list[JobInstance], filename: str) -> JobOutcome:
     first = bad[0]
     first_text = f"node {first.node}: {first.exit_reason or first.state.lower()}"
     line = _error_line(first.exit_reason, filename)
+    # Say what happened to them: a lost daemon is not a bug in the student's code.
+    kinds = {i.state for i in bad}
+    verb = "lost" if kinds == {IState.LOST} else "failed or lost" if IState.LOST in kinds else "failed"
     if len(bad) == total:
-        what = "instance failed" if total == 1 else f"all {total} instances failed"
+        what = f"instance {verb}" if total == 1 else f"all {total} instances {verb}"
         return JobOutcome(State.FAILED, f"{what}; {first_text}", line)
-    return JobOutcome(State.ENDED, f"ended; {len(bad)} of {total} instances failed: {first_text}",
+    return JobOutcome(State.ENDED, f"ended; {len(bad)} of {total} instances {verb}: {first_text}",
                       line)
 
 

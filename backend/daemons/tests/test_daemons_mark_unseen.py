@@ -42,4 +42,4 @@ def test_job_finishes_when_its_last_instances_are_lost(student) -> None:
     daemons_mark_unseen()
     job.refresh_from_db()
     assert job.state == Job.State.ENDED
-    assert job.reason.startswith("ended; 1 of 2 instances failed: node 2: daemon lab-1 unseen")
+    assert job.reason.startswith("ended; 1 of 2 instances lost: node 2: daemon lab-1 unseen")

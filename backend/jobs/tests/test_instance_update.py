@@ -83,3 +83,17 @@ def test_a_killed_job_is_not_reopened_by_late_reports(student) -> None:
     _report(job, daemon, 1, S.KILLED, "stopped")
     job.refresh_from_db()
     assert (job.state, job.reason) == (Job.State.KILLED, "stopped by student")
+
+
+def test_job_whose_instances_were_all_lost_fails_saying_so() -> None:
+    from jobs.services import job_outcome
+    lost = [JobInstance(node=n, state=JobInstance.State.LOST, exit_reason="daemon lab-2 unseen")
+            for n in (1, 2)]
+    outcome = job_outcome(lost, "app.lua")
+    assert (outcome.state, outcome.reason) == ("FAILED", "all 2 instances lost; node 1: daemon lab-2 unseen")
+    mixed = [JobInstance(node=1, state=JobInstance.State.FAILED, exit_reason="app.lua:3: boom"),
+             JobInstance(node=2, state=JobInstance.State.LOST, exit_reason="daemon lab-2 unseen"),
+             JobInstance(node=3, state=JobInstance.State.ENDED, exit_reason="exited normally")]
+    outcome = job_outcome(mixed, "app.lua")
+    assert outcome.reason == "ended; 2 of 3 instances failed or lost: node 1: app.lua:3: boom"
+    assert outcome.error_line == 3
