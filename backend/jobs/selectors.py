@@ -16,7 +16,7 @@ def job_list(*, user: User) -> QuerySet[Job]:
 def job_get(*, user: User, job_id: int) -> Job:
     """404 (not 403) for another student's job."""
     try:
-        return job_list(user=user).prefetch_related("instances").get(id=job_id)
+        return job_list(user=user).prefetch_related("instances__daemon").get(id=job_id)
     except Job.DoesNotExist as exc:
         raise Http404("no such job") from exc
 

@@ -6,6 +6,9 @@ from .models import Job, JobInstance
 
 
 class JobInstanceOutputSerializer(serializers.ModelSerializer):
+    # The daemon's name, which instructors and students recognise (lab-1), not its row id.
+    daemon = serializers.CharField(source="daemon.name", read_only=True, allow_null=True, default=None)
+
     class Meta:
         model = JobInstance
         fields = ["node", "daemon", "port", "state", "exit_reason"]

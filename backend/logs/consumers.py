@@ -18,7 +18,7 @@ CLOSE_FORBIDDEN = 4403
 
 
 def _job_dict(job_id: int) -> dict[str, Any]:
-    job = Job.objects.select_related("owner").prefetch_related("instances").get(id=job_id)
+    job = Job.objects.select_related("owner").prefetch_related("instances__daemon").get(id=job_id)
     return job_to_dict(job)
 
 

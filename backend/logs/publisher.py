@@ -29,7 +29,7 @@ def job_state_publish(job_id: int) -> None:
         from jobs.models import Job
         from jobs.serializers import job_to_dict
 
-        job = Job.objects.select_related("owner").prefetch_related("instances").get(id=job_id)
+        job = Job.objects.select_related("owner").prefetch_related("instances__daemon").get(id=job_id)
         message: JobStateMessage = {"type": "job.state", "job": job_to_dict(job)}
         _send(job_id, message)
 
