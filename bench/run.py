@@ -99,7 +99,8 @@ def main() -> None:
     started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
     os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
     with tempfile.TemporaryDirectory() as tmp, \
-            running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=2, max_instances=100) as s:
+            running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=2, max_instances=100,
+                          print_logs=False) as s:
         print("SplayLab benchmarks (2 local daemons, 100 slots each)")
         for nodes, repeats in ((10, 5), (100, 3)):
             f = time_to_running(s, nodes, repeats)

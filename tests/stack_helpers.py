@@ -77,8 +77,8 @@ def _fresh_database(base_url: str, name: str) -> str:
 
 @contextmanager
 def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: int = 2,
-                  max_instances: int = 100, extra_env: dict[str, str] | None = None
-                  ) -> Iterator[RunningStack]:
+                  max_instances: int = 100, extra_env: dict[str, str] | None = None,
+                  print_logs: bool = True) -> Iterator[RunningStack]:
     """Start web, worker, beat and `daemons` splayd on `port`, over a fresh database."""
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
@@ -104,7 +104,7 @@ def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: in
         yield running
     finally:
         handle.stop()
-        for log in sorted((tmp / "log").glob("*.log")):
+        for log in sorted((tmp / "log").glob("*.log")) if print_logs else ():
             # Shown only when a test failed (pytest prints captured output then).
             print(f"----- {log.name} (tail)\n{log.read_text(errors='replace')[-3000:]}")
 

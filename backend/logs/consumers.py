@@ -2,9 +2,11 @@
 Permission is checked on connect and again before relaying each message."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from jobs.models import Job
@@ -24,12 +26,20 @@ def _job_dict(job_id: int) -> dict[str, Any]:
 
 class JobConsumer(AsyncJsonWebsocketConsumer):
     job_id: int = 0
+    allowed_until: float = 0.0  # monotonic time until which the last permission check holds
+    gone: bool = False  # the browser left; queued group messages are dropped
 
     async def allowed(self) -> bool:
+        """Re-check that the viewer may see the job, at most every SPLAYLAB_VIEW_RECHECK_SECONDS:
+        a query per log batch would cost more than the logs themselves under a flood."""
+        if time.monotonic() < self.allowed_until:
+            return True
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             return False
-        return await database_sync_to_async(job_visible)(user_id=user.id, job_id=self.job_id)
+        ok = await database_sync_to_async(job_visible)(user_id=user.id, job_id=self.job_id)
+        self.allowed_until = time.monotonic() + settings.SPLAYLAB_VIEW_RECHECK_SECONDS if ok else 0.0
+        return ok
 
     async def connect(self) -> None:
         self.job_id = int(self.scope["url_route"]["kwargs"]["job_id"])
@@ -43,6 +53,7 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "job.state", "job": job})
 
     async def disconnect(self, code: int) -> None:
+        self.gone = True
         if self.job_id:
             await self.channel_layer.group_discard(job_group(self.job_id), self.channel_name)
 
@@ -52,12 +63,16 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
         # Nothing else to do: the browser only listens.
 
     async def job_state(self, event: JobStateMessage) -> None:
+        if self.gone:
+            return
         if await self.allowed():
             await self.send_json({"type": "job.state", "job": event["job"]})
         else:
             await self.close(code=CLOSE_FORBIDDEN)
 
     async def log_lines(self, event: LogLinesMessage) -> None:
+        if self.gone:
+            return
         if await self.allowed():
             await self.send_json({"type": "log.lines", "lines": event["lines"]})
         else:

@@ -1,6 +1,5 @@
 from typing import Any
 
-from django.db.models import Q
 
 from .models import LogLine
 from .payloads import LogLineDict
@@ -30,16 +29,13 @@ def log_lines_ingest(*, job_id: int, nodes: set[int] | None,
     Re-sent lines hit the (job, node, seq) constraint and are ignored."""
     lines = [ln for ln in (_line_from_frame(job_id, r) for r in raw_lines if isinstance(r, dict))
              if ln is not None and (nodes is None or ln.node in nodes)]
+    # A batch naming one (node, seq) twice would make the upsert below fail: keep the first.
+    lines = list({(ln.node, ln.seq): ln for ln in reversed(lines)}.values())[::-1]
     if not lines:
         return []
-    LogLine.objects.bulk_create(lines, ignore_conflicts=True)
-    # ignore_conflicts leaves pks unset: read the batch back to get ids.
-    by_node: dict[int, list[int]] = {}
-    for ln in lines:
-        by_node.setdefault(ln.node, []).append(ln.seq)
-    match = Q()
-    for node, seqs in by_node.items():
-        match |= Q(node=node, seq__in=seqs)
-    rows = LogLine.objects.filter(match, job_id=job_id).order_by("id")
+    # One statement that also returns ids: a re-sent line (same job, node, seq) hits the unique
+    # constraint and is "updated" to itself instead of failing or being stored twice.
+    rows = LogLine.objects.bulk_create(lines, update_conflicts=True,
+                                       unique_fields=["job", "node", "seq"], update_fields=["seq"])
     return [LogLineDict(id=r.id, node=r.node, seq=r.seq, t=r.t, level=r.level, text=r.text)
             for r in rows]

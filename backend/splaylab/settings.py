@@ -30,6 +30,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:63790/0")
 SPLAYLAB_DAEMON_UNSEEN_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_UNSEEN_AFTER", "30"))
 SPLAYLAB_REGISTER_TIMEOUT = float(os.environ.get("SPLAYLAB_REGISTER_TIMEOUT", "10"))
 SPLAYLAB_JOB_GRACE = float(os.environ.get("SPLAYLAB_JOB_GRACE", "15"))
+# How long a live viewer's permission check holds before the next message re-checks it.
+SPLAYLAB_VIEW_RECHECK_SECONDS = float(os.environ.get("SPLAYLAB_VIEW_RECHECK_SECONDS", "5"))
 SPLAYLAB_HEARTBEAT = int(os.environ.get("SPLAYLAB_HEARTBEAT", "5"))
 SPLAYLAB_MAX_MEM_MB = int(os.environ.get("SPLAYLAB_MAX_MEM_MB", "256"))
 SPLAYLAB_MAX_CPU_SECONDS = int(os.environ.get("SPLAYLAB_MAX_CPU_SECONDS", "60"))

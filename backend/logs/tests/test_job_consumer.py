@@ -75,7 +75,8 @@ async def test_anonymous_and_other_students_are_refused(student, other_student, 
     assert not connected and code == 4403
 
 
-async def test_permission_is_rechecked_per_message(student) -> None:
+async def test_permission_is_rechecked_per_message(student, settings) -> None:
+    settings.SPLAYLAB_VIEW_RECHECK_SECONDS = 0
     job = await db(job_make)(student)
     ws = await _browser(job.id, "student")
     await ws.connect()
@@ -85,3 +86,21 @@ async def test_permission_is_rechecked_per_message(student) -> None:
     await get_channel_layer().group_send(
         f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": []})
     assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
+
+
+async def test_permission_check_is_cached_between_messages(student, settings) -> None:
+    settings.SPLAYLAB_VIEW_RECHECK_SECONDS = 60
+    job = await db(job_make)(student)
+    ws = await _browser(job.id, "student")
+    await ws.connect()
+    await ws.receive_json_from(timeout=5)
+    layer = get_channel_layer()
+    for n in range(3):
+        await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id,
+                                                 "lines": [{"id": n, "text": "x"}]})
+        assert (await ws.receive_json_from(timeout=5))["lines"][0]["id"] == n
+    student.is_active = False  # within the recheck window the viewer keeps its stream
+    await db(student.save)()
+    await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": []})
+    assert (await ws.receive_json_from(timeout=5))["type"] == "log.lines"
+    await ws.disconnect()

@@ -32,3 +32,14 @@ def test_long_text_is_truncated(student) -> None:
     log_lines_ingest(job_id=job.id, nodes=None,
                      raw_lines=[{"node": 1, "seq": 1, "t": 1.0, "level": "print", "text": "x" * 20000}])
     assert len(LogLine.objects.get().text) == MAX_TEXT
+
+
+def test_a_batch_repeating_a_seq_keeps_the_first_line(student) -> None:
+    job = job_make(student)
+    stored = log_lines_ingest(job_id=job.id, nodes=None, raw_lines=[
+        {"node": 1, "seq": 1, "t": 1.0, "level": "info", "text": "first"},
+        {"node": 1, "seq": 1, "t": 2.0, "level": "info", "text": "again"},
+        {"node": 1, "seq": 2, "t": 3.0, "level": "info", "text": "second"}])
+    assert [(line["seq"], line["text"]) for line in stored] == [(1, "first"), (2, "second")]
+    assert list(LogLine.objects.filter(job=job).values_list("text", flat=True).order_by("seq")) == [
+        "first", "second"]
