@@ -24,7 +24,8 @@ frontend/dist/index.html: $(FRONTEND_SOURCES)
 bench: deps frontend
 	.venv/bin/python bench/run.py
 
-docker-check:
+docker-check: frontend
+	scripts/install-deps.sh --docker
 	docker/check.sh
 
 clean:

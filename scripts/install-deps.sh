@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Installs what SplayLab needs on this machine, from the project's own files, idempotently:
-#   Debian packages (runtime; with --test also the browser for UI tests),
-#   the Python venv (.venv, from requirements.txt), the frontend's npm packages (npm ci).
+#   Debian packages (runtime; --test adds the browser and busted, --docker the Docker engine),
+#   the Python venv (.venv, from requirements-test.txt, which includes requirements.txt), the frontend's npm packages (npm ci).
 # Each step is skipped when already done (stamps hold the hash of what they installed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNTIME_PACKAGES=(luajit lua-socket lua-cjson postgresql redis-server)
-TEST_PACKAGES=(chromium lua-busted)
+TEST_PACKAGES=(chromium lua-busted)                   # --test: browser tests, Lua specs
+DOCKER_PACKAGES=(docker.io debootstrap docker-compose) # --docker: make docker-check
 packages=("${RUNTIME_PACKAGES[@]}")
-[[ "${1:-}" == "--test" ]] && packages+=("${TEST_PACKAGES[@]}")
+for flag in "$@"; do
+  case "$flag" in
+    --test) packages+=("${TEST_PACKAGES[@]}") ;;
+    --docker) packages+=("${DOCKER_PACKAGES[@]}") ;;
+    *) echo "usage: $0 [--test] [--docker]" >&2; exit 2 ;;
+  esac
+done
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)
 python3 -c 'import sys, venv, ensurepip; assert sys.version_info >= (3, 11)' 2>/dev/null || packages+=(python3 python3-venv)
 
@@ -26,11 +33,11 @@ fi
 
 stamp() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
-want=$(stamp requirements.txt daemon/requirements.txt)
+want=$(stamp requirements.txt requirements-test.txt daemon/requirements.txt)
 if [[ ! -x .venv/bin/python || "$(cat .venv/.installed 2>/dev/null)" != "$want" ]]; then
   echo "installing the Python venv (.venv)"
   [[ -x .venv/bin/python ]] || python3 -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check -r requirements.txt
+  .venv/bin/pip install -q --disable-pip-version-check -r requirements-test.txt
   echo "$want" > .venv/.installed
 fi
 
