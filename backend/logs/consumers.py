@@ -62,18 +62,17 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
         # Nothing else to do: the browser only listens.
 
-    async def job_state(self, event: JobStateMessage) -> None:
+    async def relay(self, payload: dict[str, Any]) -> None:
+        """Send a group message on to the browser, if it is still there and still allowed."""
         if self.gone:
             return
         if await self.allowed():
-            await self.send_json({"type": "job.state", "job": event["job"]})
+            await self.send_json(payload)
         else:
             await self.close(code=CLOSE_FORBIDDEN)
 
+    async def job_state(self, event: JobStateMessage) -> None:
+        await self.relay({"type": "job.state", "job": event["job"]})
+
     async def log_lines(self, event: LogLinesMessage) -> None:
-        if self.gone:
-            return
-        if await self.allowed():
-            await self.send_json({"type": "log.lines", "lines": event["lines"]})
-        else:
-            await self.close(code=CLOSE_FORBIDDEN)
+        await self.relay({"type": "log.lines", "lines": event["lines"]})
