@@ -37,21 +37,30 @@ local function is_memory_error(err)
   return err == MEMORY_ERROR
 end
 
--- Keep the student's frames; drop the runtime's own (node.lua, splaylab/*, [C] glue).
+-- Keep the message and the student's frames; drop the runtime's own (node.lua, splaylab/*, [C]).
 local function clean_traceback(tb)
   local kept = {}
+  local first = true
   for line in (tb .. "\n"):gmatch("(.-)\n") do
-    local internal = line:find("node.lua:", 1, true) or line:find("splaylab/", 1, true)
+    local internal = not first and ( line:find("node.lua:", 1, true) or line:find("splaylab/", 1, true)
       or line:find("[C]: in function 'xpcall'", 1, true)
       or line:find("[C]: in function 'resume'", 1, true) or line:find("[C]: in ?", 1, true)
-      or line:find("^%s*%[C%]: at 0x")
+      or line:find("^%s*%[C%]: at 0x"))
+    first = false
     if not internal then kept[#kept + 1] = line end
   end
   return table.concat(kept, "\n")
 end
 
 local function runtime_error(tb)
-  output.write("error", clean_traceback(tb))
+  tb = clean_traceback(tb)
+  -- LuaJIT's interpreter raises "stack overflow" with no location: name the student's line
+  -- from the first frame of app.lua in the traceback.
+  if not tb:find("^app%.lua:%d+:") then
+    local line = tb:match("\n%s*app%.lua:(%d+):")
+    if line then tb = "app.lua:" .. line .. ": " .. tb end
+  end
+  output.write("error", tb)
   finish(EXIT_RUNTIME)
 end
 
@@ -63,7 +72,36 @@ local function read_file(path)
   return data
 end
 
-local function build_job(spec)
+-- Limits from job.json's optional "limits" table, named as the daemon writes them
+-- (docs/architecture.md: max_sockets, max_send, max_receive are the descriptor's
+-- network_max_*); defaults when absent.
+local DEFAULT_LIMITS = {
+  max_sockets = 256,
+  max_send = 1024 * 1024 * 1024,
+  max_receive = 1024 * 1024 * 1024,
+  network_nb_ports = 1,
+  udp_drop_ratio = 0,
+  disk_max_size = 64 * 1024 * 1024,
+  disk_max_files = 256,
+  disk_max_file_descriptors = 64,
+}
+
+local function build_limits(given)
+  local limits = {}
+  for k, v in pairs(DEFAULT_LIMITS) do limits[k] = v end
+  if type(given) == "table" then
+    for k, v in pairs(given) do
+      if DEFAULT_LIMITS[k] ~= nil then limits[k] = tonumber(v) or limits[k] end
+    end
+    limits.bind_ports = type(given.bind_ports) == "table" and given.bind_ports or {}
+    limits.connect_allow = type(given.connect_allow) == "table" and given.connect_allow or {}
+  else
+    limits.bind_ports, limits.connect_allow = {}, {}
+  end
+  return limits
+end
+
+local function build_job(spec, limits)
   local function node(n)
     return { ip = tostring(n.ip), port = tonumber(n.port) }
   end
@@ -72,8 +110,64 @@ local function build_job(spec)
   job.me = node(spec.me or {})
   job.position = tonumber(spec.position)
   job.id = tonumber(spec.job_id)
+  job.ref = job.id
   job.duration = tonumber(spec.duration)
+  job.list_type = spec.list_type or "head"
+  job.network = { max_sockets = limits.max_sockets, max_send = limits.max_send,
+    max_receive = limits.max_receive, nb_ports = limits.network_nb_ports,
+    udp_drop_ratio = limits.udp_drop_ratio }
+  job.disk = { max_size = limits.disk_max_size, max_files = limits.disk_max_files,
+    max_file_descriptors = limits.disk_max_file_descriptors }
+  function job.get_live_nodes()
+    local copy = {}
+    for i, n in ipairs(job.nodes) do copy[i] = { ip = n.ip, port = n.port } end
+    return copy
+  end
   return job
+end
+
+-- The modules student code can require, built once for this node.
+local function runtime_modules(spec, job, limits)
+  local platform = require "splaylab.platform"
+  local socket = require "splaylab.socket"
+  local fs = require "splaylab.fs"
+  platform.identity = { position = job.position, ip = job.me.ip, port = job.me.port,
+    job_id = job.id, seed = tonumber(spec.seed) }
+  math.randomseed(platform.random_seed())
+  local peers = {}
+  for _, n in ipairs(spec.all_nodes or {}) do peers[#peers + 1] = n end
+  for _, n in ipairs(job.nodes) do peers[#peers + 1] = n end
+  socket.init {
+    me = job.me, peers = peers, nb_ports = limits.network_nb_ports,
+    bind_ports = limits.bind_ports, allow = limits.connect_allow,
+    max_sockets = limits.max_sockets, max_send = limits.max_send,
+    max_receive = limits.max_receive, udp_drop_ratio = limits.udp_drop_ratio,
+  }
+  fs.init { root = ".", max_size = limits.disk_max_size, max_files = limits.disk_max_files,
+    max_open = limits.disk_max_file_descriptors }
+  local public_socket = socket.public()
+  local coxpcall = require "splaylab.coxpcall"
+  local modules = {
+    ["splay.socket"] = public_socket,
+    ["splay.net"] = require "splaylab.net",
+    ["splay.llenc"] = require "splaylab.llenc",
+    ["splay.json"] = require "splaylab.json",
+    ["splay.benc"] = require "splaylab.benc",
+    ["splay.rpc"] = require "splaylab.rpc",
+    ["splay.urpc"] = require "splaylab.urpc",
+    ["splay.queue"] = require "splaylab.queue",
+    ["splay.coxpcall"] = coxpcall,
+    ["splay.metrics"] = require "splaylab.metrics",
+  }
+  local loaders = {
+    -- splay.base: the globals events, misc, log, socket and coroutine-safe pcall/xpcall
+    ["splay.base"] = function(env)
+      env.socket = public_socket
+      env.pcall, env.xpcall = coxpcall.pcall, coxpcall.xpcall
+      return { events = env.events, misc = env.misc, log = env.log, socket = public_socket }
+    end,
+  }
+  return modules, loaders, fs
 end
 
 local function main(job_path, app_path)
@@ -83,7 +177,10 @@ local function main(job_path, app_path)
   local misc = require "splaylab.misc"
   local env_lib = require "splaylab.env"
 
-  local job = build_job(cjson.decode(read_file(job_path)))
+  local spec = cjson.decode(read_file(job_path))
+  local limits = build_limits(spec.limits)
+  local job = build_job(spec, limits)
+  local modules, loaders, fs = runtime_modules(spec, job, limits)
   local stdout_stream = output.stream("print")
   local function flush_streams() stdout_stream.flush() end
 
@@ -96,11 +193,16 @@ local function main(job_path, app_path)
   local env = env_lib.build {
     job = job, events = events, log = log, misc = misc,
     print = print_, io_write = stdout_stream.write,
+    modules = modules, loaders = loaders,
+    io_extra = fs.io_functions(), os_extra = fs.os_functions(),
   }
+  require("splaylab.rpc").settings.env = env
 
   local function handler(err)
     if is_memory_error(err) then return MEMORY_ERROR end
-    return debug.traceback(tostring(err), 1)
+    -- After a stack overflow the handler itself may have no room: keep at least the message.
+    local ok, tb = pcall(debug.traceback, tostring(err), 2)  -- 2: skip pcall's own frame
+    return ok and tb or tostring(err)
   end
   events.on_error = function(co, err)
     flush_streams()

@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNTIME_PACKAGES=(luajit lua-socket lua-cjson postgresql redis-server)
-TEST_PACKAGES=(chromium lua-busted)                   # --test: browser tests, Lua specs
+RUNTIME_PACKAGES=(luajit lua-socket lua-cjson lua-filesystem bubblewrap postgresql redis-server)
+TEST_PACKAGES=(chromium lua-busted lua-check docker.io) # --test: browser, Lua specs and lint, Docker backend
 DOCKER_PACKAGES=(docker.io debootstrap docker-compose) # --docker: make docker-check
 packages=("${RUNTIME_PACKAGES[@]}")
 for flag in "$@"; do

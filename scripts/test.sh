@@ -18,6 +18,8 @@ echo "== frontend (vitest)"
 if compgen -G "sandbox/spec/*_spec.lua" >/dev/null; then
   echo "== sandbox (busted, luajit)"
   (cd sandbox && busted)  # sandbox/.busted runs the specs under luajit
+  echo "== sandbox (luacheck)"
+  (cd sandbox && luacheck --quiet .)
 fi
 
 echo "== backend, daemon, sandbox, integration and browser tests (pytest)"

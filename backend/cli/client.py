@@ -20,6 +20,7 @@ from typing import Any
 
 TERMINAL_STATES = {"ENDED", "KILLED", "FAILED", "NO_RESOURCES"}
 POLL_SECONDS = 0.25
+DEFAULT_NODES = 10
 
 
 class ClientError(Exception):
@@ -100,16 +101,19 @@ def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
         time.sleep(POLL_SECONDS)
 
 
-def submit(api: Api, path: Path, nodes: int, duration: int, name: str | None, do_follow: bool) -> int:
+def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: str | None,
+           do_follow: bool) -> int:
+    """nodes/duration None: the server takes them from the code's resource descriptor."""
     try:
         code = path.read_text()
     except OSError as err:
         raise ClientError(f"cannot read {path}: {err.strerror}") from None
-    job = api.request("POST", "/api/jobs/", {
-        "code": code, "filename": path.name, "nodes": nodes, "duration": duration,
-        "name": name or path.stem,
-    })
-    print(f"job {job['id']} submitted: {nodes} nodes for {duration} s "
+    if nodes is None and "BEGIN SPLAY RES" not in code:
+        nodes = DEFAULT_NODES  # no descriptor to take nb_splayds from
+    body = {"code": code, "filename": path.name, "nodes": nodes, "duration": duration,
+            "name": name or path.stem}
+    job = api.request("POST", "/api/jobs/", {k: v for k, v in body.items() if v is not None})
+    print(f"job {job['id']} submitted: {job['nodes']} nodes for {job['duration']} s "
           f"({api.server.rstrip('/')}/jobs/{job['id']})", file=sys.stderr)
     if not do_follow:
         print(job["id"])

@@ -20,6 +20,7 @@ class DaemonOutputSerializer(serializers.Serializer):
     active_instances = serializers.IntegerField()
     ports = serializers.SerializerMethodField()
     version = serializers.IntegerField()
+    sandbox = serializers.CharField(help_text='"bwrap" or "rlimits": how its nodes are isolated')
 
     def get_ports(self, daemon: Daemon) -> list[int]:
         return [daemon.port_lo, daemon.port_hi]

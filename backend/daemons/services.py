@@ -92,6 +92,7 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
         if len(ports) == 2:
             daemon.port_lo, daemon.port_hi = _int(ports[0]), _int(ports[1])
         daemon.version = _int(hello.get("version"), 0)
+        daemon.sandbox = str(hello.get("sandbox") or "")[:16]
         daemon.session = session
         daemon.state = Daemon.State.ONLINE
         daemon.last_contact = now

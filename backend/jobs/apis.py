@@ -17,9 +17,12 @@ class JobListApi(APIView):
         code = serializers.CharField(allow_blank=False, trim_whitespace=False,
                                      max_length=MAX_CODE_BYTES)
         filename = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$", default="app.lua")
-        nodes = serializers.IntegerField(min_value=1, max_value=MAX_NODES)
-        duration = serializers.IntegerField(min_value=1, max_value=MAX_DURATION,
-                                            help_text="seconds")
+        nodes = serializers.IntegerField(
+            min_value=1, max_value=MAX_NODES, required=False,
+            help_text="default: nb_splayds of the code's resource descriptor")
+        duration = serializers.IntegerField(
+            min_value=1, max_value=MAX_DURATION, required=False,
+            help_text="seconds; default: max_time of the descriptor, else 30; at most max_time")
         name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
 
     @extend_schema(responses=JobOutputSerializer(many=True))

@@ -21,6 +21,8 @@ class Job(models.Model):
     filename = models.CharField(max_length=100, default="app.lua")
     nodes = models.PositiveIntegerField()
     duration = models.PositiveIntegerField(help_text="seconds")
+    # The parsed resource descriptor block of the code (lib.descriptor), {} without one.
+    descriptor = models.JSONField(default=dict, blank=True)
     state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
     reason = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)

@@ -13,6 +13,7 @@ from django.db.models import Count
 
 from daemons.commands import Command, Reply, commands_send
 from daemons.models import Daemon
+from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
 
 from .models import Job, JobInstance
@@ -82,10 +83,23 @@ def _reserve(job: Job) -> dict[int, int] | None:
         return plan
 
 
+def job_limits(job: Job) -> tuple[int, dict]:
+    """(max_mem in bytes, the "limits" object) for register/list: the controller's memory
+    limit lowered by the descriptor's max_mem; the descriptor's disk and network limits
+    (daemons lower them further to their own ceilings)."""
+    descriptor = Descriptor(values=dict(job.descriptor or {}))
+    max_mem = settings.SPLAYLAB_MAX_MEM_MB * 1024 * 1024
+    if descriptor.max_mem is not None:
+        max_mem = min(max_mem, descriptor.max_mem)
+    return max_mem, descriptor.limits()
+
+
 def _register(job: Job, plan: dict[int, int], names: dict[int, str]) -> Registration:
     n = job.nodes
-    frame = {"type": "register", "job": job.id, "max_mem": settings.SPLAYLAB_MAX_MEM_MB * 1024 * 1024,
-             "max_cpu": settings.SPLAYLAB_MAX_CPU_SECONDS, "duration": job.duration}
+    max_mem, limits = job_limits(job)
+    frame = {"type": "register", "job": job.id, "max_mem": max_mem,
+             "max_cpu": settings.SPLAYLAB_MAX_CPU_SECONDS, "duration": job.duration,
+             "limits": limits}
     commands = [Command(d, {**frame, "count": count}) for d, count in plan.items()]
 
     def ports_of(reply: Reply) -> list[int]:
@@ -198,9 +212,12 @@ def job_schedule_run(job_id: int) -> None:
     ips = dict(Daemon.objects.filter(id__in=plan).values_list("id", "ip"))
     node_list = [{"ip": ips[i.daemon_id] or "127.0.0.1", "port": i.port} for i in instances]
     used = sorted({i.daemon_id for i in instances})
+    descriptor = Descriptor(values=dict(job.descriptor or {}))
+    _, limits = job_limits(job)
     lists = {d: {"type": "list", "job": job.id, "code": job.code, "filename": job.filename,
                  "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
-                 "nodes": node_list} for d in used}
+                 "nodes": node_list, "list_type": descriptor.list_type,
+                 "list_size": descriptor.list_size, "limits": limits} for d in used}
     listed = _command_all(job, lists, names, "accept the node list")
     if not _still_registering(job_id):
         return _abandon(job, set(used))

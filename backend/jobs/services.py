@@ -11,7 +11,10 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from rest_framework.exceptions import ValidationError
+
 from accounts.models import User
+from lib.descriptor import DescriptorError, descriptor_parse
 from lib.errors import ApplicationError
 from logs.publisher import job_state_publish
 
@@ -20,13 +23,32 @@ from .models import Job, JobInstance
 MAX_NODES = 1000
 MAX_DURATION = 3600
 MAX_CODE_BYTES = 256 * 1024
+DEFAULT_DURATION = 30
 
 State = Job.State
 IState = JobInstance.State
 
 
-def job_create(*, owner: User, code: str, nodes: int, duration: int,
+def job_create(*, owner: User, code: str, nodes: int | None = None, duration: int | None = None,
                filename: str = "app.lua", name: str = "") -> Job:
+    """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
+    nb_splayds → nodes, max_time → duration (and bounds a given duration). A bad descriptor
+    is a 400 on `code`, each message starting with FILE:LINE: like a syntax error."""
+    filename = filename or "app.lua"
+    try:
+        descriptor = descriptor_parse(code, filename)
+    except DescriptorError as exc:
+        raise ValidationError({"code": exc.errors}) from None
+    if nodes is None:
+        if descriptor is None or descriptor.nb_splayds is None:
+            raise ValidationError({"nodes": ["give the number of nodes, or nb_splayds in the "
+                                             "code's resource descriptor"]})
+        nodes = descriptor.nb_splayds
+    max_time = descriptor.max_time if descriptor is not None else None
+    if duration is None:
+        duration = max_time or DEFAULT_DURATION
+    elif max_time is not None:
+        duration = min(duration, max_time)
     if not 1 <= nodes <= MAX_NODES:
         raise ApplicationError(f"nodes must be between 1 and {MAX_NODES}")
     if not 1 <= duration <= MAX_DURATION:
@@ -37,7 +59,8 @@ def job_create(*, owner: User, code: str, nodes: int, duration: int,
 
     with transaction.atomic():
         job = Job.objects.create(owner=owner, code=code, nodes=nodes, duration=duration,
-                                 filename=filename or "app.lua", name=name or filename or "app.lua")
+                                 filename=filename, name=name or filename,
+                                 descriptor=descriptor.values if descriptor is not None else {})
         job_state_publish(job.id)
         transaction.on_commit(lambda: job_schedule.delay(job.id))
     return job

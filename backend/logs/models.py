@@ -8,6 +8,7 @@ class LogLine(models.Model):
         WARNING = "warning"
         ERROR = "error"
         PRINT = "print"
+        METRIC = "metric"  # splay.metrics records: JSON text {"name", "value", "type", "fields"?}
 
     job = models.ForeignKey("jobs.Job", on_delete=models.CASCADE, related_name="log_lines")
     node = models.PositiveIntegerField()

@@ -33,6 +33,14 @@ class Config:
     max_cpu_seconds: int = 60
     max_open_files: int = 256
     max_file_size_mb: int = 16
+    disk_max_size_mb: int = 64  # per instance working directory (daemon's periodic check)
+    disk_max_files: int = 1000
+    max_sockets: int = 64  # ceilings of the runtime's own limits (job.json "limits")
+    max_send_mb: int = 1024
+    max_receive_mb: int = 1024
+    log_lines_per_second: int = 1000
+    sandbox: str = "auto"  # auto | bwrap | rlimits (isolation.py)
+    bwrap: str = "bwrap"
     work_dir: Path = field(default_factory=lambda: Path("splayd-work"))
     luajit: str = "luajit"
     sandbox_dir: Path = DEFAULT_SANDBOX_DIR
@@ -53,8 +61,14 @@ _INTS = {  # field -> minimum
     "max_cpu_seconds": 1,
     "max_open_files": 16,
     "max_file_size_mb": 1,
+    "disk_max_size_mb": 1,
+    "disk_max_files": 1,
+    "max_sockets": 1,
+    "max_send_mb": 1,
+    "max_receive_mb": 1,
+    "log_lines_per_second": 1,
 }
-_STRINGS = ("name", "controller", "key", "ip", "luajit")
+_STRINGS = ("name", "controller", "key", "ip", "luajit", "sandbox", "bwrap")
 _PATHS = ("work_dir", "sandbox_dir")
 _KNOWN = set(_REQUIRED) | set(_INTS) | set(_STRINGS) | set(_PATHS)
 
@@ -98,6 +112,8 @@ def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config
                 raise fail(name, f"expected an integer >= {minimum}, got {v!r}")
             values[name] = v
 
+    if values.get("sandbox", "auto") not in ("auto", "bwrap", "rlimits"):
+        raise fail("sandbox", f"expected auto, bwrap or rlimits, got {values['sandbox']!r}")
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", values["name"]):
         raise fail("name", f"expected 1-64 letters, digits, '.', '_' or '-', got {values['name']!r}")
     url = urlparse(values["controller"])

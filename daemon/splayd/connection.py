@@ -77,6 +77,7 @@ class Connection:
             "max_instances": c.max_instances,
             "ports": list(c.ports),
             "instances": self.jobs.hello_instances(),
+            "sandbox": self.jobs.isolation.backend,
         }
 
     async def run(self) -> None:

@@ -1,9 +1,14 @@
-"""One node process: spawn under rlimits, pump its output as log records, report its end.
+"""One node process: spawn under rlimits (inside bwrap when available), pump its output as
+log records, watch its disk use, report its end.
 
 An Instance moves RESERVED → RUNNING → ENDED | FAILED | KILLED. The process runs
-`luajit <sandbox>/node.lua job.json app.lua` in its own session (its pid is its process
-group), with stdin /dev/null, no inherited descriptors and a minimal environment.
-The end state and reason come from `exit_outcome` (exit codes of docs/architecture.md).
+`luajit <sandbox>/node.lua job.json app.lua` (wrapped by isolation.Isolation) in its own
+session (its pid is its process group), with stdin /dev/null, no inherited descriptors and a
+minimal environment. The end state and reason come from `exit_outcome` (exit codes of
+docs/architecture.md) or from the daemon's own kill (duration, disk quota, file count);
+every limit is named in the student's words ("killed: CPU time limit of 30 s exceeded").
+Output is capped at `log_lines_per_second` lines per second: the rest of the second's lines
+are dropped and replaced by one "log rate limit: N lines dropped" record.
 """
 from __future__ import annotations
 
@@ -13,10 +18,11 @@ import os
 import resource
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
+from .isolation import Isolation
 from .outbox import Outbox
 from .records import LineSplitter, parse_record
 
@@ -26,6 +32,10 @@ MB = 1024 * 1024
 CPU_HARD_GRACE = 2  # seconds between SIGXCPU (soft limit) and SIGKILL (hard limit)
 READ_CHUNK = 65536
 DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the pipes to close once the process is gone
+DISK_CHECK_INTERVAL = 0.5  # seconds between two measures of a working directory
+MAX_DEPTH = 100  # directory nesting the disk check follows
+DAEMON_FILES = frozenset({"app.lua", "job.json"})  # written by the daemon: not counted
+RATE_WINDOW = 1.0
 
 
 @dataclass(frozen=True)
@@ -35,14 +45,84 @@ class Limits:
     max_open_files: int
     max_file_size: int  # bytes
     duration: float | None  # wall seconds, enforced by the daemon's clock
+    disk_max_size: int | None = None  # bytes in the working directory (periodic check)
+    disk_max_files: int | None = None
+    log_lines_per_second: int | None = None
+    runtime: dict[str, Any] = field(default_factory=dict)  # job.json "limits"
 
     @property
     def mem_mb(self) -> int:
         return self.max_mem // MB
 
+    @property
+    def file_size_is_quota(self) -> bool:
+        """RLIMIT_FSIZE was lowered to the disk quota: a too big file is the quota's fault."""
+        return self.disk_max_size is not None and self.max_file_size >= self.disk_max_size
+
 
 def fmt_seconds(s: float) -> str:
     return f"{s:g}"
+
+
+def fmt_size(n: int) -> str:
+    """Bytes in the student's words: 64 MB, 19.1 MB, 512 KB, 100 bytes."""
+    if n >= MB:
+        return f"{n // MB} MB" if n % MB == 0 else f"{n / MB:.1f} MB"
+    if n >= 1024:
+        return f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB"
+    return f"{n} bytes"
+
+
+def measure_dir(root: Path, max_entries: int | None = None) -> tuple[int, int, bool]:
+    """(bytes, entries, too_deep) under `root`, never following a symbolic link.
+
+    Directories are opened with O_NOFOLLOW relative to their parent's descriptor, so a
+    node swapping a directory for a link between two steps cannot send the walk outside.
+    Every entry counts (files, directories, links) except the daemon's own files at the top;
+    a regular file counts max(size, allocated blocks). Stops early past `max_entries`.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    total = entries = 0
+    try:
+        top = os.open(root, flags)
+    except OSError:
+        return 0, 0, False
+    stack: list[tuple[int, int]] = [(top, 0)]  # (fd, depth)
+    too_deep = False
+    try:
+        while stack:
+            fd, depth = stack.pop()
+            try:
+                subdirs: list[str] = []
+                with os.scandir(fd) as it:
+                    for entry in it:
+                        if depth == 0 and entry.name in DAEMON_FILES:
+                            continue
+                        entries += 1
+                        try:
+                            st = entry.stat(follow_symlinks=False)
+                        except OSError:
+                            continue
+                        if entry.is_dir(follow_symlinks=False):
+                            subdirs.append(entry.name)
+                        elif entry.is_file(follow_symlinks=False):
+                            total += max(st.st_size, st.st_blocks * 512)
+                        if max_entries is not None and entries > max_entries:
+                            return total, entries, too_deep
+                for name in subdirs:
+                    if depth + 1 > MAX_DEPTH:
+                        too_deep = True
+                        continue
+                    try:
+                        stack.append((os.open(name, flags, dir_fd=fd), depth + 1))
+                    except OSError:
+                        continue
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+    return total, entries, too_deep
 
 
 def _set_rlimit(res: int, soft: int, hard: int) -> None:
@@ -52,8 +132,9 @@ def _set_rlimit(res: int, soft: int, hard: int) -> None:
     resource.setrlimit(res, (min(soft, hard), hard))
 
 
-def rlimit_preexec(limits: Limits) -> Callable[[], None]:
-    """The function run in the child between fork and exec."""
+def rlimit_preexec(limits: Limits, no_fork: bool = True) -> Callable[[], None]:
+    """The function run in the child between fork and exec. `no_fork=False` under bwrap,
+    which must fork to set up its namespaces (its PID namespace holds any child)."""
 
     def apply() -> None:
         _set_rlimit(resource.RLIMIT_AS, limits.max_mem, limits.max_mem)
@@ -61,8 +142,9 @@ def rlimit_preexec(limits: Limits) -> Callable[[], None]:
         _set_rlimit(resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files)
         _set_rlimit(resource.RLIMIT_FSIZE, limits.max_file_size, limits.max_file_size)
         _set_rlimit(resource.RLIMIT_CORE, 0, 0)
-        # A node never forks (not enforced for root, which has CAP_SYS_RESOURCE).
-        _set_rlimit(resource.RLIMIT_NPROC, 0, 0)
+        if no_fork:
+            # A node never forks (not enforced for root, which has CAP_SYS_RESOURCE).
+            _set_rlimit(resource.RLIMIT_NPROC, 0, 0)
 
     return apply
 
@@ -75,8 +157,9 @@ def exit_outcome(
 ) -> tuple[str, str]:
     """Map a node's exit to (state, reason); the reason names the limit that was hit."""
     detail = f": {first_error}" if first_error else ""
+    memory = f"killed: memory limit of {fmt_size(limits.max_mem)} reached"
     if first_error and "not enough memory" in first_error and returncode in (1, 3, 4):
-        return "FAILED", f"memory limit ({limits.mem_mb} MB) reached"
+        return "FAILED", memory
     if returncode == 0:
         return "ENDED", "exited normally"
     if returncode == 1:
@@ -86,17 +169,20 @@ def exit_outcome(
     if returncode == 3:
         return "FAILED", f"runtime internal error{detail}"
     if returncode == 4:
-        return "FAILED", f"memory limit ({limits.mem_mb} MB) reached"
+        return "FAILED", memory
     if returncode < 0:
         sig = -returncode
-        cpu = f"CPU time limit ({fmt_seconds(limits.max_cpu)} s) exceeded"
+        cpu = f"killed: CPU time limit of {fmt_seconds(limits.max_cpu)} s exceeded"
         if sig == signal.SIGXCPU:
             return "FAILED", cpu
         if sig == signal.SIGKILL and wall_seconds >= limits.max_cpu:
             # Not sent by the daemon (that case has a kill reason): the CPU hard limit.
             return "FAILED", cpu
         if sig == signal.SIGXFSZ:
-            return "FAILED", f"file size limit ({limits.max_file_size // MB} MB) exceeded"
+            if limits.file_size_is_quota:
+                assert limits.disk_max_size is not None
+                return "FAILED", f"killed: disk quota of {fmt_size(limits.disk_max_size)} exceeded"
+            return "FAILED", f"killed: file size limit of {fmt_size(limits.max_file_size)} exceeded"
         try:
             name = f" ({signal.Signals(sig).name})"
         except ValueError:
@@ -115,6 +201,7 @@ class Instance:
         limits: Limits,
         outbox: Outbox,
         on_end: Callable[["Instance"], None] | None = None,
+        isolation: Isolation | None = None,
     ) -> None:
         self.job = job
         self.node = node
@@ -123,6 +210,7 @@ class Instance:
         self.limits = limits
         self.outbox = outbox
         self.on_end = on_end
+        self.isolation = isolation or Isolation("rlimits")
         self.state = "RESERVED"
         self.reason = ""
         self.exit_code: int | None = None
@@ -132,7 +220,11 @@ class Instance:
         self.started_at = 0.0  # time.monotonic()
         self.kill_reason: tuple[str, str] | None = None
         self.task: asyncio.Task[None] | None = None
+        self.watch: asyncio.Task[None] | None = None
         self.done = asyncio.Event()
+        self._window_start = 0.0  # log rate limit: the current one-second window
+        self._window_lines = 0
+        self.dropped = 0  # lines dropped in the current window, not yet reported
 
     @property
     def running(self) -> bool:
@@ -153,7 +245,7 @@ class Instance:
     async def start(self, argv: list[str], env: dict[str, str]) -> None:
         try:
             self.proc = await asyncio.create_subprocess_exec(
-                *argv,
+                *self.isolation.wrap(argv, self.workdir),
                 cwd=self.workdir,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
@@ -161,7 +253,7 @@ class Instance:
                 start_new_session=True,
                 close_fds=True,
                 env=env,
-                preexec_fn=rlimit_preexec(self.limits),
+                preexec_fn=rlimit_preexec(self.limits, no_fork=not self.isolation.is_bwrap),
             )
         except (OSError, ValueError) as e:
             self.finish("FAILED", f"cannot start the node runtime: {e}")
@@ -171,6 +263,8 @@ class Instance:
         self.reason = "started"
         self._report()
         self.task = asyncio.create_task(self._supervise(), name=f"job{self.job}-node{self.node}")
+        if self.limits.disk_max_size is not None or self.limits.disk_max_files is not None:
+            self.watch = asyncio.create_task(self._watch_disk(), name=f"job{self.job}-node{self.node}-disk")
 
     def finish(self, state: str, reason: str, exit_code: int | None = None) -> None:
         """Record the end state (once), report it, and let the owner release the slot."""
@@ -196,15 +290,53 @@ class Instance:
         except (ProcessLookupError, PermissionError):
             pass
 
-    def _emit(self, line: bytes, truncated: bool, stream: str) -> None:
-        level, text = parse_record(line, truncated, stream)
-        if level == "error" and self.first_error is None and text.strip():
-            self.first_error = text.strip()
+    def _send(self, level: str, text: str) -> None:
         self.seq += 1
         self.outbox.log_line(
             self.job,
             {"node": self.node, "seq": self.seq, "t": time.time(), "level": level, "text": text},
         )
+
+    def _emit(self, line: bytes, truncated: bool, stream: str) -> None:
+        level, text = parse_record(line, truncated, stream)
+        if level == "error" and self.first_error is None and text.strip():
+            self.first_error = text.strip()  # kept for the exit reason even if dropped below
+        rate = self.limits.log_lines_per_second
+        if rate:
+            now = time.monotonic()
+            if now - self._window_start >= RATE_WINDOW:
+                self.report_dropped()
+                self._window_start, self._window_lines = now, 0
+            self._window_lines += 1
+            if self._window_lines > rate:
+                self.dropped += 1
+                return
+        self._send(level, text)
+
+    def report_dropped(self, now: float | None = None) -> None:
+        """One record for the lines dropped by the rate limit (at the end of their window,
+        or when the output ends); `now` given: only once the window is over."""
+        if not self.dropped:
+            return
+        if now is not None and now - self._window_start < RATE_WINDOW:
+            return
+        n, self.dropped = self.dropped, 0
+        self._send("warning", f"log rate limit: {n} line{'s' if n != 1 else ''} dropped")
+
+    async def _watch_disk(self) -> None:
+        """Kill the node when its working directory holds too much or too many."""
+        max_size, max_files = self.limits.disk_max_size, self.limits.disk_max_files
+        while self.running and not self.kill_reason:
+            await asyncio.sleep(DISK_CHECK_INTERVAL)
+            if not self.running or self.kill_reason:
+                return
+            size, files, too_deep = await asyncio.to_thread(measure_dir, self.workdir, max_files)
+            if max_files is not None and files > max_files:
+                self.kill("FAILED", f"killed: more than {max_files} files")
+            elif max_size is not None and size > max_size:
+                self.kill("FAILED", f"killed: disk quota of {fmt_size(max_size)} exceeded")
+            elif too_deep:
+                self.kill("FAILED", f"killed: directories nested deeper than {MAX_DEPTH} levels")
 
     async def _pump(self, reader: asyncio.StreamReader, stream: str) -> None:
         splitter = LineSplitter()
@@ -225,21 +357,26 @@ class Instance:
             asyncio.create_task(self._pump(proc.stderr, "stderr")),
         ]
         try:
-            returncode = await proc.wait()
+            returncode = self.isolation.returncode(await proc.wait())
             wall = time.monotonic() - self.started_at
             # Output written just before the exit is still in the pipes: read it first.
             _, pending = await asyncio.wait(pumps, timeout=DRAIN_AFTER_EXIT)
             for p in pending:
                 p.cancel()
+            self.report_dropped()
         except asyncio.CancelledError:
             for p in pumps:
                 p.cancel()
+            if self.watch is not None:
+                self.watch.cancel()
             if proc.returncode is None:
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
             raise
+        if self.watch is not None:
+            self.watch.cancel()
         if self.kill_reason:
             state, reason = self.kill_reason
         else:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import shutil
 import socket
 import time
@@ -20,6 +21,7 @@ from typing import Any
 
 from .config import MB, Config
 from .instances import Instance, Limits, fmt_seconds
+from .isolation import Isolation
 from .outbox import Outbox
 
 logger = logging.getLogger("splayd")
@@ -42,6 +44,8 @@ class Job:
     reserved_at: float = field(default_factory=time.monotonic)
     code: str | None = None
     nodes: list[dict[str, Any]] = field(default_factory=list)
+    list_type: str = "head"
+    list_size: int = 0
     listed: dict[int, int] = field(default_factory=dict)  # node -> port
     instances: dict[int, Instance] = field(default_factory=dict)  # node -> Instance
 
@@ -51,6 +55,52 @@ def _int(cmd: dict[str, Any], name: str, minimum: int = 0) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
         raise CommandError(f"{name}: expected an integer >= {minimum}, got {v!r}")
     return v
+
+
+def bootstrap_nodes(nodes: list[Any], list_type: str, list_size: int,
+                    rng: random.Random | None = None) -> list[Any]:
+    """job.nodes of one instance (SPLAY's list_type/list_size): head = the first list_size
+    nodes of the deployment, random = list_size of them picked at random (per instance);
+    list_size 0 (or at least the deployment) = all of them, in deployment order."""
+    if list_size <= 0 or list_size >= len(nodes):
+        return list(nodes)
+    if list_type == "random":
+        return (rng or random).sample(nodes, list_size)
+    return list(nodes[:list_size])
+
+
+# job.json "limits" (read by the Lua runtime) ← the controller's "limits" object, lowered
+# to this daemon's ceilings: key → (config ceiling, kind).
+RUNTIME_LIMITS = ("max_sockets", "max_send", "max_receive", "udp_drop_ratio", "disk_max_size",
+                  "disk_max_files")
+
+
+def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
+    if asked is None:
+        asked = {}
+    if not isinstance(asked, dict):
+        raise CommandError("limits: expected an object")
+    ceilings: dict[str, int | float] = {
+        "max_sockets": cfg.max_sockets,
+        "max_send": cfg.max_send_mb * MB,
+        "max_receive": cfg.max_receive_mb * MB,
+        "udp_drop_ratio": 0.0,
+        "disk_max_size": cfg.disk_max_size_mb * MB,
+        "disk_max_files": cfg.disk_max_files,
+    }
+    out: dict[str, Any] = dict(ceilings)
+    for key, value in asked.items():
+        if key not in ceilings:
+            raise CommandError(f"limits.{key}: unknown limit (known: {', '.join(RUNTIME_LIMITS)})")
+        if key == "udp_drop_ratio":
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+                raise CommandError(f"limits.udp_drop_ratio: expected a number between 0 and 1, got {value!r}")
+            out[key] = float(value)
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise CommandError(f"limits.{key}: expected an integer >= 0, got {value!r}")
+        out[key] = min(int(ceilings[key]), value)
+    return out
 
 
 def port_is_free(port: int) -> bool:
@@ -64,10 +114,12 @@ def port_is_free(port: int) -> bool:
 
 
 class JobManager:
-    def __init__(self, config: Config, outbox: Outbox, luajit: str) -> None:
+    def __init__(self, config: Config, outbox: Outbox, luajit: str,
+                 isolation: Isolation | None = None) -> None:
         self.config = config
         self.outbox = outbox
         self.luajit = luajit
+        self.isolation = isolation or Isolation("rlimits")
         self.jobs: dict[int, Job] = {}
 
     # queries
@@ -117,16 +169,7 @@ class JobManager:
                     break
         if len(ports) < count:
             return {"ok": False, "reason": f"only {len(ports)} free ports in {lo}-{hi}"}
-        max_mem = cmd.get("max_mem")
-        max_cpu = cmd.get("max_cpu")
-        duration = cmd.get("duration")
-        limits = Limits(
-            max_mem=min(cfg.max_mem_bytes, max_mem) if isinstance(max_mem, int) and max_mem > 0 else cfg.max_mem_bytes,
-            max_cpu=min(cfg.max_cpu_seconds, max_cpu) if isinstance(max_cpu, int) and max_cpu > 0 else cfg.max_cpu_seconds,
-            max_open_files=cfg.max_open_files,
-            max_file_size=cfg.max_file_size_mb * MB,
-            duration=float(duration) if isinstance(duration, (int, float)) and duration > 0 else None,
-        )
+        limits = self._limits(cmd)
         job = self.jobs.get(job_id)
         if job is None:
             job = self.jobs[job_id] = Job(id=job_id, limits=limits)
@@ -136,6 +179,25 @@ class JobManager:
         job.ports.update(ports)
         logger.info("job %s: reserved ports %s", job_id, ports)
         return {"ok": True, "ports": ports}
+
+    def _limits(self, cmd: dict[str, Any]) -> Limits:
+        cfg = self.config
+        max_mem = cmd.get("max_mem")
+        max_cpu = cmd.get("max_cpu")
+        duration = cmd.get("duration")
+        runtime = runtime_limits(cfg, cmd.get("limits"))
+        return Limits(
+            max_mem=min(cfg.max_mem_bytes, max_mem) if isinstance(max_mem, int) and max_mem > 0 else cfg.max_mem_bytes,
+            max_cpu=min(cfg.max_cpu_seconds, max_cpu) if isinstance(max_cpu, int) and max_cpu > 0 else cfg.max_cpu_seconds,
+            max_open_files=cfg.max_open_files,
+            # RLIMIT_FSIZE caps one file; never above the whole directory's quota.
+            max_file_size=min(cfg.max_file_size_mb * MB, runtime["disk_max_size"]),
+            duration=float(duration) if isinstance(duration, (int, float)) and duration > 0 else None,
+            disk_max_size=runtime["disk_max_size"],
+            disk_max_files=runtime["disk_max_files"],
+            log_lines_per_second=cfg.log_lines_per_second,
+            runtime=runtime,
+        )
 
     async def cmd_free(self, cmd: dict[str, Any]) -> Reply:
         job_id = _int(cmd, "job", 1)
@@ -167,7 +229,15 @@ class JobManager:
             listed[node] = port
         if not listed:
             raise CommandError("instances: expected at least one {node, port}")
+        list_type = cmd.get("list_type", "head")
+        if list_type not in ("head", "random"):
+            raise CommandError(f"list_type: expected head or random, got {list_type!r}")
+        list_size = _int(cmd, "list_size", 0) if "list_size" in cmd else 0
+        if "limits" in cmd:  # the same limits as register's (a `list` may correct them)
+            job.limits = self._limits({**cmd, "max_mem": job.limits.max_mem, "max_cpu": job.limits.max_cpu,
+                                       "duration": job.limits.duration})
         job.code, job.nodes, job.listed = code, nodes, listed
+        job.list_type, job.list_size = list_type, list_size
         return {"ok": True}
 
     async def cmd_start(self, cmd: dict[str, Any]) -> Reply:
@@ -209,13 +279,18 @@ class JobManager:
         (workdir / "app.lua").write_text(job.code or "", encoding="utf-8")
         spec = {
             "me": {"ip": self.config.ip, "port": port},
-            "nodes": job.nodes,
+            "nodes": bootstrap_nodes(job.nodes, job.list_type, job.list_size),
+            "all_nodes": job.nodes,
+            "list_type": job.list_type,
+            "list_size": job.list_size,
             "position": node,
             "job_id": job.id,
             "duration": job.limits.duration,
+            "limits": job.limits.runtime,
         }
         (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
-        inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end)
+        inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end,
+                        isolation=self.isolation)
         job.instances[node] = inst
         return inst
 
@@ -264,8 +339,11 @@ class JobManager:
         for job in list(self.jobs.values()):
             d = job.limits.duration
             for inst in job.instances.values():
-                if d is not None and inst.running and now - inst.started_at >= d:
-                    inst.kill("ENDED", f"duration of {fmt_seconds(d)} s reached")
+                if not inst.running:
+                    continue
+                inst.report_dropped(now)
+                if d is not None and now - inst.started_at >= d:
+                    inst.kill("ENDED", f"killed: duration of {fmt_seconds(d)} s reached")
             if not job.instances and job.ports and now - job.reserved_at > RESERVATION_TIMEOUT:
                 logger.warning("job %s: reservation not started within %d s, freed", job.id, RESERVATION_TIMEOUT)
                 job.ports.clear()

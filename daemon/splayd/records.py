@@ -5,7 +5,7 @@ Anything else on stdout, and everything on stderr, is logged at level ``error``.
 """
 from __future__ import annotations
 
-LEVELS = frozenset({"debug", "info", "warning", "error", "print"})
+LEVELS = frozenset({"debug", "info", "warning", "error", "print", "metric"})
 MAX_LINE_BYTES = 4096
 TRUNCATED_MARK = " [line truncated at 4096 bytes]"
 

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from .config import Config
 from .connection import Connection, Refused
+from .isolation import IsolationError, isolation_choose
 from .jobs import JobManager
 from .outbox import Outbox
 
@@ -92,13 +93,18 @@ class Server:
             cfg.work_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise StartupError(f"work_dir: cannot create {cfg.work_dir}: {e.strerror}") from None
+        try:
+            isolation = isolation_choose(cfg.sandbox, cfg.bwrap, cfg.sandbox_dir, luajit,
+                                         cfg.work_dir / ".probe")
+        except IsolationError as e:
+            raise StartupError(str(e)) from None
         self.outbox = Outbox()
-        self.jobs = JobManager(cfg, self.outbox, luajit)
+        self.jobs = JobManager(cfg, self.outbox, luajit, isolation)
         self.connection = Connection(cfg, self.jobs, self.outbox)
         self._track(self._connect(), "connection")
         logger.info(
-            "splayd %s: %d slots, ports %d-%d, work_dir %s",
-            cfg.name, cfg.max_instances, cfg.ports[0], cfg.ports[1], cfg.work_dir,
+            "splayd %s: %d slots, ports %d-%d, work_dir %s, sandbox %s",
+            cfg.name, cfg.max_instances, cfg.ports[0], cfg.ports[1], cfg.work_dir, isolation.backend,
         )
         self.started.set()
 

@@ -76,7 +76,7 @@ async def test_syntax_error_names_the_line(tmp_path: Path) -> None:
 async def test_cpu_spin_is_killed_at_the_cpu_limit_even_inside_pcall(tmp_path: Path) -> None:
     inst, _, _ = await run_node(tmp_path, "print(pcall(function() while true do end end))", max_cpu=1)
     assert inst.state == "FAILED"
-    assert inst.reason == "CPU time limit (1 s) exceeded"
+    assert inst.reason == "killed: CPU time limit of 1 s exceeded"
     assert inst.exit_code is not None and inst.exit_code < 0
 
 
@@ -84,7 +84,7 @@ async def test_memory_bomb_is_reported_as_the_memory_limit(tmp_path: Path) -> No
     code = 'print(pcall(string.rep, "x", 2^30))\nlocal t = {}\nfor i = 1, 1e9 do t[i] = {i, "x" .. i} end\n'
     inst, lines, _ = await run_node(tmp_path, code, max_mem_mb=64)
     assert (inst.state, inst.exit_code) == ("FAILED", 4)
-    assert inst.reason == "memory limit (64 MB) reached"
+    assert inst.reason == "killed: memory limit of 64 MB reached"
     assert lines[0] == {**lines[0], "level": "print", "text": "false\tnot enough memory"}
 
 

@@ -24,6 +24,7 @@ async def test_hello_describes_the_daemon_and_heartbeats_follow(controller: Fake
         assert hello == {
             "type": "hello", "name": "test-1", "key": "good-key", "session": None, "version": 1,
             "ip": "127.0.0.1", "max_instances": 4, "ports": [27100, 27199], "instances": [],
+            "sandbox": "bwrap",
         }
         beat = await controller.wait_until(lambda: controller.of_type("heartbeat"))
         assert beat[0] == {"type": "heartbeat", "running": 0}
@@ -105,7 +106,7 @@ async def test_duration_is_enforced_by_the_daemon_clock(controller: FakeControll
         start = time.monotonic()
         await controller.deploy(3, SLEEPER, nodes=1, duration=1)
         final = await controller.wait_final(3, 1, timeout=5)
-        assert (final["state"], final["reason"]) == ("ENDED", "duration of 1 s reached")
+        assert (final["state"], final["reason"]) == ("ENDED", "killed: duration of 1 s reached")
         assert 0.9 <= time.monotonic() - start < 3
 
 

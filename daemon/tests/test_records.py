@@ -13,7 +13,7 @@ LIMITS = Limits(max_mem=256 * 2**20, max_cpu=60, max_open_files=256, max_file_si
 
 class TestParseRecord:
     def test_known_levels_are_parsed(self) -> None:
-        for level in ("debug", "info", "warning", "error", "print"):
+        for level in ("debug", "info", "warning", "error", "print", "metric"):
             assert parse_record(f"{level}\thello\tworld".encode()) == (level, "hello\tworld")
 
     def test_anything_else_on_stdout_is_an_error_line(self) -> None:
@@ -61,17 +61,17 @@ class TestExitOutcome:
             "FAILED",
             "Lua syntax error: app.lua:1: unexpected symbol near '='",
         )
-        assert exit_outcome(4, LIMITS, "app.lua: not enough memory", 1) == ("FAILED", "memory limit (256 MB) reached")
+        assert exit_outcome(4, LIMITS, "app.lua: not enough memory", 1) == ("FAILED", "killed: memory limit of 256 MB reached")
 
     def test_signals_name_the_limit(self) -> None:
-        assert exit_outcome(-signal.SIGXCPU, LIMITS, None, 61) == ("FAILED", "CPU time limit (60 s) exceeded")
-        assert exit_outcome(-signal.SIGKILL, LIMITS, None, 62) == ("FAILED", "CPU time limit (60 s) exceeded")
+        assert exit_outcome(-signal.SIGXCPU, LIMITS, None, 61) == ("FAILED", "killed: CPU time limit of 60 s exceeded")
+        assert exit_outcome(-signal.SIGKILL, LIMITS, None, 62) == ("FAILED", "killed: CPU time limit of 60 s exceeded")
         assert exit_outcome(-signal.SIGKILL, LIMITS, None, 3) == ("FAILED", "killed by signal 9 (SIGKILL)")
         assert exit_outcome(-signal.SIGSEGV, LIMITS, None, 3) == ("FAILED", "killed by signal 11 (SIGSEGV)")
 
     def test_a_luajit_panic_out_of_memory_is_the_memory_limit(self) -> None:
         panic = "PANIC: unprotected error in call to Lua API (not enough memory)"
-        assert exit_outcome(1, LIMITS, panic, 1) == ("FAILED", "memory limit (256 MB) reached")
+        assert exit_outcome(1, LIMITS, panic, 1) == ("FAILED", "killed: memory limit of 256 MB reached")
 
 
 def test_backoff_doubles_from_half_a_second_to_ten_with_jitter() -> None:

@@ -58,3 +58,73 @@ describe("splaylab.events", function()
     assert.is_true(socket.gettime() - t0 >= 0.019)
   end)
 end)
+
+describe("splaylab.events (signals, locks, kill)", function()
+  local saved_exit = events.on_exit
+  setup(function() events.on_exit = function() end end)
+  teardown(function() events.on_exit = saved_exit end)
+
+  it("fire wakes waiters with values; wait times out with false", function()
+    local got, timed
+    events.run(function()
+      events.thread(function() got = { events.wait("ev") } end)
+      events.thread(function() timed = { events.wait("never", 0.02) } end)
+      events.sleep(0.01)
+      events.fire("ev", 1, "two")
+    end)
+    assert.same({ true, 1, "two" }, got)
+    assert.same({ false }, timed)
+  end)
+
+  it("kills a thread, reports status and dead", function()
+    local th, ran
+    events.run(function()
+      th = events.thread(function() events.sleep(0.05); ran = true end)
+      events.sleep(0.01)
+      assert.equal("waiting", events.status(th))
+      assert.is_false(events.dead(th))
+      events.kill(th)
+    end)
+    assert.is_nil(ran)
+    assert.is_true(events.dead(th))
+  end)
+
+  it("a lock serialises threads and lock(timeout) gives up", function()
+    local trace, late = {}, nil
+    events.run(function()
+      local l = events.lock()
+      for i = 1, 2 do
+        events.thread(function()
+          l:lock()
+          trace[#trace + 1] = "in" .. i
+          events.sleep(0.02)
+          trace[#trace + 1] = "out" .. i
+          l:unlock()
+        end)
+      end
+      events.thread(function() events.sleep(0.005); late = l:lock(0.01) end)
+    end)
+    assert.same({ "in1", "out1", "in2", "out2" }, trace)
+    assert.is_false(late)
+  end)
+
+  it("a semaphore admits max threads at once; synchronize returns f's results", function()
+    local inside, most, r = 0, 0, nil
+    events.run(function()
+      local sem = events.semaphore(2)
+      for _ = 1, 5 do
+        events.thread(function()
+          sem:lock(); inside = inside + 1; most = math.max(most, inside)
+          events.sleep(0.01); inside = inside - 1; sem:unlock()
+        end)
+      end
+      r = { events.synchronize(function() events.sleep(0.001); return 1, 2 end) }
+    end)
+    assert.equal(2, most)
+    assert.same({ 1, 2 }, r)
+  end)
+
+  it("refuses wait outside a thread", function()
+    assert.has_error(function() events.wait("x") end, "events.wait: only inside an events thread")
+  end)
+end)

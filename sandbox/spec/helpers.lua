@@ -58,6 +58,30 @@ function H.sandbox_dir()
   return dir
 end
 
+-- A free TCP+UDP port on 127.0.0.1 (for specs that start servers).
+function H.free_port()
+  local socket = require "socket"
+  for _ = 1, 50 do
+    local port = math.random(30000, 60000)
+    local t, u = socket.tcp(), socket.udp()
+    local ok = t:bind("127.0.0.1", port) and u:setsockname("127.0.0.1", port)
+    t:close(); u:close()
+    if ok then return port end
+  end
+  error("no free port")
+end
+
+-- Configure splaylab.socket for a node at 127.0.0.1:port with peers at the given ports.
+function H.net_node(port, peer_ports, extra)
+  local sock = require "splaylab.socket"
+  local peers = {}
+  for _, p in ipairs(peer_ports or {}) do peers[#peers + 1] = { ip = "127.0.0.1", port = p } end
+  local opts = { me = { ip = "127.0.0.1", port = port }, peers = peers }
+  for k, v in pairs(extra or {}) do opts[k] = v end
+  sock.init(opts)
+  return sock
+end
+
 -- Texts of the records of a level.
 function H.texts(records, level)
   local out = {}

@@ -38,7 +38,8 @@ describe("node.lua", function()
   end)
 
   it("exits 4 when memory runs out, even if the app catches the first failure", function()
-    local rc, records = H.run_node("print(pcall(string.rep, 'x', 2^30))\nlocal t = {}\nfor i = 1, 1e9 do t[i] = {i} end")
+    local rc, records = H.run_node(
+      "print(pcall(string.rep, 'x', 2^30))\nlocal t = {}\nfor i = 1, 1e9 do t[i] = {i} end")
     assert.equal(4, rc)
     assert.same({ { "print", "false\tnot enough memory" }, { "error", "app.lua: not enough memory" } }, records)
   end)
@@ -97,5 +98,46 @@ describe("node.lua", function()
     assert.same({ 0, 0 }, { rc1, rc2 })
     assert.same({ { "print", "1\t1\thacked" } }, r1)
     assert.same({ { "print", "2\t1\thacked" } }, r2)
+  end)
+  describe("with the SPLAY API", function()
+    it("splay.base sets socket and pcall; every splay module loads", function()
+      local rc, records = H.run_node([[
+        assert(socket == nil)
+        local base = require "splay.base"
+        assert(socket and base.socket == socket and base.events == events)
+        for _, m in ipairs({"events", "misc", "log", "socket", "net", "llenc", "json", "benc", "rpc",
+                            "urpc", "queue", "coxpcall", "metrics"}) do
+          assert(type(require("splay." .. m)) == "table", m)
+        end
+        assert(require("splay.rpc").a_call and socket.init == nil)
+        print(type(job.network.max_sockets), job.get_live_nodes()[2].port)
+      ]])
+      assert.equal(0, rc)
+      assert.same({ { "print", "number\t20002" } }, records)
+    end)
+
+    it("confines io to the node's directory", function()
+      local rc, records = H.run_node([[
+        local f = assert(io.open("/etc/passwd", "w")); f:write("x"); f:close()
+        print(io.open("/etc/passwd"):read("*a"), select(2, io.open("../../etc/passwd")))
+        print(pcall(function() return io.popen("id") end))
+      ]])
+      assert.equal(0, rc)
+      assert.same({ "print", "x\t../../etc/passwd: path escapes the node's directory" }, records[1])
+      assert.equal("false", records[2][2]:sub(1, 5))
+    end)
+
+    it("reads limits from job.json and denies connects outside the job", function()
+      local rc, records = H.run_node([[
+        require "splay.base"
+        print(job.network.max_sockets, socket.connect("127.0.0.1", 5432))
+      ]], 1, '{"me": {"ip": "127.0.0.1", "port": 20001}, "nodes": [], "position": 1, ' ..
+        '"limits": {"max_sockets": 3}}')
+      assert.equal(0, rc)
+      assert.same({
+        { "warning", "[splay.socket] connect to 127.0.0.1:5432 denied: not a node of this job" },
+        { "print", "3\tnil\tconnect to 127.0.0.1:5432 denied: not a node of this job" },
+      }, records)
+    end)
   end)
 end)

@@ -77,3 +77,15 @@ def test_job_without_follow_prints_its_id_and_is_listed(stack, tmp_path: Path) -
     listed = stack.api("GET", "/api/jobs/")
     ids = [j["id"] for j in (listed["results"] if isinstance(listed, dict) else listed)]
     assert job_id in ids
+
+
+def test_descriptor_gives_the_node_count_when_the_cli_gives_none(stack, tmp_path: Path) -> None:
+    app = tmp_path / "described.lua"
+    app.write_text("--[[\nBEGIN SPLAY RESOURCES RESERVATION\nnb_splayds 3\nmax_time 15\n"
+                   "END SPLAY RESOURCES RESERVATION\n]]\nprint(#job.nodes)\n")
+
+    result = stack.cli("submit", str(app), "--follow")
+
+    assert result.returncode == 0, result.stderr
+    assert "3 nodes for 15 s" in result.stderr
+    assert sorted(node for node, _, _ in parse(result.stdout)) == [1, 2, 3]

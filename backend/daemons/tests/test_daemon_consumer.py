@@ -46,6 +46,7 @@ async def test_hello_with_key_is_welcomed_and_recorded(student) -> None:
     assert daemon.state == Daemon.State.ONLINE
     assert (daemon.max_instances, daemon.port_lo, daemon.port_hi) == (42, 31000, 31099)
     assert daemon.session == welcome["session"] and daemon.ip == "127.0.0.1"
+    assert daemon.sandbox == "bwrap"
     await splayd.close()
     await db(daemon.refresh_from_db)()
     assert daemon.state == Daemon.State.OFFLINE

@@ -16,7 +16,7 @@ class FakeSplayd:
         self.ws = WebsocketCommunicator(application, "/ws/daemon/")
         self.hello = {"type": "hello", "name": name, "key": key, "session": session, "version": 1,
                       "ip": "127.0.0.1", "max_instances": max_instances, "ports": list(ports),
-                      "instances": instances or []}
+                      "instances": instances or [], "sandbox": "bwrap"}
         self.welcome: dict[str, Any] = {}
 
     async def connect(self) -> dict[str, Any]:

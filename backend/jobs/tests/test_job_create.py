@@ -58,3 +58,45 @@ def test_rejects_code_over_256_kb(student_client) -> None:
     res = student_client.post(URL, {**VALID, "code": "-" * (256 * 1024 + 1)}, format="json")
     assert res.status_code == 400
     assert Job.objects.count() == 0
+
+
+def _with_descriptor(*lines: str, body: str = "print('hi')\n") -> str:
+    return ("--[[\nBEGIN SPLAY RESOURCES RESERVATION\n" + "\n".join(lines)
+            + "\nEND SPLAY RESOURCES RESERVATION\n]]\n" + body)
+
+
+def test_descriptor_gives_the_nodes_and_bounds_the_duration(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    code = _with_descriptor("nb_splayds 7", "max_time 20", "list_type random", "list_size 3")
+    res = student_client.post(URL, {"code": code}, format="json")
+    assert res.status_code == 201, res.json()
+    assert (res.json()["nodes"], res.json()["duration"]) == (7, 20)
+    job = Job.objects.get(id=res.json()["id"])
+    assert job.descriptor == {"nb_splayds": 7, "max_time": 20, "list_type": "random", "list_size": 3}
+    # The request's nodes win; its duration is bounded by max_time.
+    res = student_client.post(URL, {"code": code, "nodes": 2, "duration": 60}, format="json")
+    assert (res.json()["nodes"], res.json()["duration"]) == (2, 20)
+    res = student_client.post(URL, {"code": code, "duration": 5}, format="json")
+    assert (res.json()["nodes"], res.json()["duration"]) == (7, 5)
+
+
+def test_without_descriptor_nodes_are_required_and_duration_defaults_to_30(
+        student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    res = student_client.post(URL, {"code": "print(1)"}, format="json")
+    assert res.status_code == 400
+    assert res.json() == {"nodes": ["give the number of nodes, or nb_splayds in the code's "
+                                    "resource descriptor"]}
+    res = student_client.post(URL, {"code": "print(1)", "nodes": 2}, format="json")
+    assert (res.status_code, res.json()["duration"]) == (201, 30)
+    assert Job.objects.get(id=res.json()["id"]).descriptor == {}
+
+
+def test_bad_descriptor_is_a_400_naming_line_and_key(student_client) -> None:
+    code = _with_descriptor("nb_splayds 3", "nb_splayd 4", "list_type ring")
+    res = student_client.post(URL, {"code": code, "filename": "ring.lua"}, format="json")
+    assert res.status_code == 400
+    assert res.json() == {"code": [
+        "ring.lua:4: descriptor: unknown key 'nb_splayd' (did you mean 'nb_splayds'?)",
+        "ring.lua:5: descriptor: 'list_type': expected one of head, random, got 'ring'"]}
+    assert Job.objects.count() == 0

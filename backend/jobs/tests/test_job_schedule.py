@@ -51,7 +51,7 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
     assert (r1["count"], r2["count"]) == (3, 2)  # spread evenly, lowest id first
     assert r1 | {"ref": None, "count": None} == {
         "type": "register", "ref": None, "job": job.id, "count": None, "max_mem": 256 * 1024 * 1024,
-        "max_cpu": 60, "duration": 20}
+        "max_cpu": 60, "duration": 20, "limits": {}}
     reserved = await db(lambda: job.instances.filter(state="RESERVED", node__isnull=True).count())()
     assert reserved == 5
 
@@ -68,6 +68,7 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
                                {"node": 3, "port": 21002}]
     assert l2["instances"] == [{"node": 4, "port": 22000}]
     assert (l1["code"], l1["filename"]) == (job.code, "app.lua")
+    assert (l1["list_type"], l1["list_size"], l1["limits"]) == ("head", 0, {})
     await s1.reply(l1)
     await s2.reply(l2)
     st1, st2 = await s1.expect("start"), await s2.expect("start")
@@ -191,3 +192,27 @@ def test_spread_balances_by_free_slots() -> None:
     assert spread({1: 10, 2: 1, 3: 0}, 6) == {1: 6}  # most free slots left wins
     assert spread({1: 3, 2: 5}, 4) == {1: 1, 2: 3}
     assert spread({1: 2}, 5) == {1: 2}
+
+
+async def test_the_descriptor_lowers_max_mem_and_its_limits_travel_in_register_and_list(
+        student, settings) -> None:
+    s1, s2, _ = await _two_daemons(max_instances=4)
+    descriptor = {"max_mem": 33554432, "list_type": "random", "list_size": 1,
+                  "disk_max_size": 1048576, "network_max_sockets": 8, "udp_drop_ratio": 0.5,
+                  "hostmasks": "%.ch"}
+    job = await db(job_make)(student, nodes=1, descriptor=descriptor)
+    task = _schedule_in_thread(job.id)
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    limits = {"disk_max_size": 1048576, "max_sockets": 8, "udp_drop_ratio": 0.5}
+    assert (r1["max_mem"], r1["limits"]) == (33554432, limits)
+    await s1.reply(r1, ports=[21000])
+    await s2.reply(r2, ports=[22000])
+    listing = await s1.expect("list")
+    assert (listing["list_type"], listing["list_size"], listing["limits"]) == ("random", 1, limits)
+    await s1.reply(listing)
+    await s1.reply(await s1.expect("start"))
+    await asyncio.wait_for(task, 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.RUNNING
+    await s1.close()
+    await s2.close()

@@ -12,8 +12,10 @@ require() of them raises the same kind of error.
 Process-wide effect: build() points the shared string metatable's __index at the sandbox's
 string table (so ("").dump is unreachable). This is sound because node.lua runs one node per
 process; a multi-node simulation in one Lua state would need a different design.
-Limits: no file access yet (io has only write/read; the restricted io comes with the full
-SPLAY API), no socket yet. CPU, wall time and memory are enforced outside Lua (rlimits and
+Files: io.open/lines/close/type and os.remove/rename exist only when the runtime passes the
+confined versions (opts.io_extra, opts.os_extra from splaylab.fs). Extra modules for require
+come as opts.modules (name -> table) and opts.loaders (name -> function(env), run once: how
+splay.base sets its globals). CPU, wall time and memory are enforced outside Lua (rlimits and
 the daemon's clock), since hooks do not fire in JIT-compiled code.
 
 Usage: local env = require("splaylab.env").build{job = job, events = e, log = l, misc = m,
@@ -26,7 +28,7 @@ local type, pairs, ipairs, error, tostring, select, rawget, setmetatable, getmet
   type, pairs, ipairs, error, tostring, select, rawget, setmetatable, getmetatable
 local real_load, real_getfenv, real_setfenv, real_collectgarbage =
   load, getfenv, setfenv, collectgarbage
-local find, match, format, gsub = string.find, string.match, string.format, string.gsub
+local find, match, format = string.find, string.match, string.format
 local concat = table.concat
 
 -- LuaJIT capabilities, detected once.
@@ -65,21 +67,22 @@ M.EXCLUDE = {
   ["os.execute"] = "runs a host command",
   ["os.exit"] = "ends the process without the runtime's report; use events.exit()",
   ["os.getenv"] = "leaks the host's environment",
-  ["os.remove"] = "deletes host files", ["os.rename"] = "moves host files",
+  ["os.remove"] = "deletes host files (node.lua gives a version confined to the node's directory)",
+  ["os.rename"] = "moves host files (node.lua gives a version confined to the node's directory)",
   ["os.tmpname"] = "creates host files", ["os.setlocale"] = "changes process-wide state",
   ["io.popen"] = "runs a host command",
-  ["io.open"] = "file access comes with the restricted io module (not available yet)",
-  ["io.lines"] = "file access comes with the restricted io module (not available yet)",
-  ["io.input"] = "file access comes with the restricted io module (not available yet)",
-  ["io.output"] = "file access comes with the restricted io module (not available yet)",
-  ["io.close"] = "file access comes with the restricted io module (not available yet)",
+  ["io.open"] = "replaced by the confined version of splaylab.fs when the runtime gives one",
+  ["io.lines"] = "replaced by the confined version of splaylab.fs when the runtime gives one",
+  ["io.input"] = "redirects the default input to a host file",
+  ["io.output"] = "redirects the default output away from the log",
+  ["io.close"] = "replaced by the confined version of splaylab.fs when the runtime gives one",
   ["io.tmpfile"] = "creates host files",
-  ["io.type"] = "file access comes with the restricted io module (not available yet)",
+  ["io.type"] = "replaced by the confined version of splaylab.fs when the runtime gives one",
   ["io.stdin"] = "stdin is not connected",
   ["io.stdout"] = "raw stdout would forge log records; use print or io.write",
   ["io.stderr"] = "raw stderr; use log.error",
   -- replaced by safe variants (see REPLACED)
-  require = "only the sandbox's own modules (splay.base, splay.events, splay.log, splay.misc) and the standard libraries",
+  require = "only the sandbox's own modules (splay.*) and the standard libraries",
   load = "text chunks only, environment forced to the sandbox's",
   loadstring = "text chunks only, environment forced to the sandbox's",
   loadfile = "text only, relative paths inside the node's directory",
@@ -89,7 +92,7 @@ M.EXCLUDE = {
   getmetatable = "the shared string metatable is not reachable",
   collectgarbage = "only collectgarbage('count')",
   print = "writes level-print records",
-  io = "only io.write (print records) and io.read (returns nil)",
+  io = "io.write (print records), io.read (returns nil) and the confined io.open/lines/close/type",
 }
 
 local function excluded_index(libname)
@@ -221,6 +224,10 @@ function M.build(opts)
       tostring(opt or "collect"), M.EXCLUDE.collectgarbage), 2)
   end
 
+  -- Confined file access (splaylab.fs), when the runtime gives it.
+  for k, v in pairs(opts.io_extra or {}) do rawset(env.io, k, v) end
+  for k, v in pairs(opts.os_extra or {}) do rawset(env.os, k, v) end
+
   local base = { events = opts.events, log = opts.log, misc = opts.misc }
   local modules = {
     ["splay.base"] = base, ["splay.events"] = opts.events, ["splay.log"] = opts.log,
@@ -228,11 +235,22 @@ function M.build(opts)
     string = env.string, table = env.table, math = env.math, coroutine = env.coroutine,
     os = env.os, io = env.io, bit = env.bit, debug = env.debug,
   }
+  for name, m in pairs(opts.modules or {}) do modules[name] = m end
+  -- loaders run once, on the first require, with the environment (splay.base sets globals)
+  local loaders, loaded = opts.loaders or {}, {}
   function env.require(name)
+    if loaders[name] then
+      if loaded[name] == nil then loaded[name] = loaders[name](env) end
+      return loaded[name]
+    end
     local m = modules[name]
     if m ~= nil then return m end
-    local names = {}
-    for k in pairs(modules) do if find(k, "^splay%.") then names[#names + 1] = k end end
+    local names, seen = {}, {}
+    for _, list in ipairs({ modules, loaders }) do
+      for k in pairs(list) do
+        if find(k, "^splay%.") and not seen[k] then seen[k] = true; names[#names + 1] = k end
+      end
+    end
     table.sort(names)
     local reason = M.EXCLUDE[tostring(name)]
     error(format("module '%s' is not available in the SplayLab sandbox%s (available: %s)",

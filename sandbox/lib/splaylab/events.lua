@@ -1,42 +1,115 @@
 --[[
-splaylab.events - a minimal cooperative scheduler on coroutines (SPLAY's events, subset).
+splaylab.events - SPLAY's cooperative scheduler: threads on coroutines, timers, events and
+socket readiness, on the platform layer (splaylab.platform: now, sleep, select).
 
-API given to student code:
-  events.thread(f | {f1, f2, ...}) -> thread     start a thread (runs when the loop runs)
-  events.run(f) / events.loop(f)                 schedule f (if given) and run the loop until
-                                                 no thread is left or events.exit() is called
-  events.sleep(t)    yield for t seconds (outside a thread: a plain blocking sleep)
-  events.yield()     let the other ready threads run
-  events.periodic(t, f) or (f, t) -> thread      call f now, then every t seconds
-  events.exit()      end the instance (exit code 0)
-Limits: no fire/wait, locks, semaphores or socket integration yet (full SPLAY API later).
-An error in a thread ends the instance: M.on_error(co, err) is set by node.lua (the default
-re-raises with the thread's traceback). When nothing is runnable the loop blocks in
-socket.sleep until the earliest sleeper is due.
+API given to student code (SPLAY's events):
+  events.thread(f | {f1, f2, ...}) -> th         start a thread (runs when the loop runs)
+  events.periodic(t, f) or (f, t) -> th          call f now, then every t seconds
+  events.sleep(t), events.yield()
+  events.fire(name, ...)                         wake every thread waiting on name
+  events.wait(name [, timeout]) -> true, ... | false   (false on timeout)
+  events.run(f) / events.loop(f)                 schedule f and run until no thread can run
+  events.exit()                                  end the instance (exit code 0)
+  events.kill(th), events.status(th), events.dead(th)
+  events.semaphore(max), events.lock()           objects with :lock(timeout) -> bool, :unlock()
+  events.synchronize(f [, timeout])              run f under the module's lock
+Runtime-side (used by splaylab.socket): events.wait_socket(raw, "r"|"w", deadline) -> bool.
+
+Main loop: run ready threads in order; when none is ready, socket.select over the sockets
+threads wait on, with the nearest timer as timeout (sockets are also polled between rounds so
+a busy thread set cannot starve the network). The loop ends when no thread is ready, sleeping
+or waiting on a socket (threads blocked forever on an event cannot be woken: they are dropped).
+An error in a thread calls M.on_error(co, err) (node.lua: log it and exit 1).
+Outside a thread, sleep blocks the process; wait and lock raise (nothing could wake them).
+Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once).
 ]]
-local socket = require "socket"
+local platform = require "splaylab.platform"
 
-local M = { _NAME = "splaylab.events", _VERSION = "0.1" }
+local M = { _NAME = "splaylab.events", _VERSION = "0.2", settings = { poll_every = 1 } }
 
-local create, resume, yield, status, running =
+local create, resume, yield, costatus, running =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.running
-local gettime, sleep = socket.gettime, socket.sleep
-local type, ipairs, error, tonumber, remove, insert = type, ipairs, error, tonumber, table.remove, table.insert
+local type, ipairs, pairs, error, tonumber, select, unpack = type, ipairs, pairs, error, tonumber, select, unpack
+local floor = math.floor
 local traceback = debug.traceback
 
-local SLEEP = {}           -- sentinel yielded by events.sleep
-local threads = {}         -- coroutine -> true, for every live events thread
-local ready = {}           -- coroutines to resume next round, in order
-local sleepers = {}        -- {wake, co}, sorted by wake time
-local looping = false
-local exiting = false
+local SUSPEND = {}         -- sentinel yielded by a thread that registered its own wake-up
+local KILLED = {}          -- sentinel yielded by a thread that killed itself
+
+local recs = {}            -- coroutine -> record {co, token, waiting, wake_args, sock, dir}
+local ready = {}           -- records to resume next round, in order
+local timers = {}          -- binary heap of {when, rec, token}
+local waiters = {}         -- event name -> list of {rec, token}
+local readers, writers = {}, {}   -- raw socket -> record
+local nsock = 0
+local looping, exiting = false, false
 local count = 0
 
-M.on_error = function(co, err)
-  error(traceback(co, tostring(err)), 0)
+M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
+M.on_exit = function() platform.exit(0) end
+
+-- timer heap -------------------------------------------------------------------------------
+local function heap_push(item)
+  local h = timers
+  local i = #h + 1
+  h[i] = item
+  while i > 1 do
+    local p = floor(i / 2)
+    if h[p][1] <= h[i][1] then break end
+    h[p], h[i] = h[i], h[p]
+    i = p
+  end
 end
 
-M.on_exit = function() os.exit(0) end
+local function heap_pop()
+  local h = timers
+  local top, n = h[1], #h
+  h[1] = h[n]
+  h[n] = nil
+  n = n - 1
+  local i = 1
+  while true do
+    local l, r, s = 2 * i, 2 * i + 1, i
+    if l <= n and h[l][1] < h[s][1] then s = l end
+    if r <= n and h[r][1] < h[s][1] then s = r end
+    if s == i then break end
+    h[s], h[i] = h[i], h[s]
+    i = s
+  end
+  return top
+end
+
+-- threads ----------------------------------------------------------------------------------
+local function current()
+  local co = running()
+  return co and recs[co]
+end
+
+local function drop_socket_wait(rec)
+  if rec.sock then
+    local map = rec.dir == "r" and readers or writers
+    if map[rec.sock] == rec then map[rec.sock] = nil; nsock = nsock - 1 end
+    rec.sock = nil
+  end
+end
+
+-- Resume a suspended thread with values, if it is still waiting for that token.
+local function wake(rec, token, ...)
+  if not rec.waiting or rec.token ~= token or rec.dead then return false end
+  rec.waiting = false
+  rec.token = rec.token + 1
+  drop_socket_wait(rec)
+  rec.wake_args = { n = select("#", ...), ... }
+  ready[#ready + 1] = rec
+  return true
+end
+
+-- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
+local function suspend(rec, deadline)
+  rec.waiting = true
+  if deadline then heap_push({ deadline, rec, rec.token }) end
+  return yield(SUSPEND)
+end
 
 function M.thread(f)
   if type(f) == "table" then
@@ -46,31 +119,26 @@ function M.thread(f)
   end
   if type(f) ~= "function" then error("events.thread: function expected, got " .. type(f), 2) end
   local co = create(f)
-  threads[co] = true
+  local rec = { co = co, token = 0, waiting = false }
+  recs[co] = rec
   count = count + 1
-  ready[#ready + 1] = co
+  ready[#ready + 1] = rec
   return co
 end
 
 -- Number of live threads (node.lua runs the loop after the app when this is > 0).
 function M.pending() return count end
 
-local function in_thread()
-  local co = running()
-  return co ~= nil and threads[co] == true
-end
-
 function M.sleep(t)
   t = tonumber(t) or 0
-  if not in_thread() then
-    if t > 0 then sleep(t) end
-    return
-  end
-  yield(SLEEP, gettime() + t)
+  local rec = current()
+  if not rec then return platform.sleep(t) end
+  suspend(rec, platform.now() + (t > 0 and t or 0))
 end
 
 function M.yield()
-  if in_thread() then yield() end
+  local rec = current()
+  if rec then yield() end
 end
 
 function M.periodic(a, b)
@@ -81,42 +149,190 @@ function M.periodic(a, b)
     error("events.periodic: expected (seconds, function) or (function, seconds)", 2)
   end
   return M.thread(function()
+    local next_at = platform.now()
     while true do
       f()
-      M.sleep(period)
+      next_at = next_at + period
+      local now = platform.now()
+      if next_at < now then next_at = now end
+      M.sleep(next_at - now)
     end
   end)
 end
 
+function M.fire(name, ...)
+  local list = waiters[name]
+  if not list then return 0 end
+  waiters[name] = nil
+  local n = 0
+  for _, w in ipairs(list) do
+    if wake(w[1], w[2], true, ...) then n = n + 1 end
+  end
+  return n
+end
+
+function M.wait(name, timeout)
+  local rec = current()
+  if not rec then error("events.wait: only inside an events thread", 2) end
+  local list = waiters[name]
+  if not list then list = {}; waiters[name] = list end
+  list[#list + 1] = { rec, rec.token }
+  local deadline = timeout and tonumber(timeout) and platform.now() + tonumber(timeout)
+  suspend(rec, deadline)
+  local args = rec.wake_args
+  if args[1] ~= true then
+    -- timed out: forget our entry
+    local l = waiters[name]
+    if l then
+      for i = #l, 1, -1 do if l[i][1] == rec then table.remove(l, i) end end
+      if #l == 0 then waiters[name] = nil end
+    end
+    return false
+  end
+  return unpack(args, 1, args.n)
+end
+
+-- Wait until a raw transport socket is readable ("r") or writable ("w"), or the deadline.
+-- Outside a thread it blocks the process in select. Returns true when ready.
+function M.wait_socket(raw, dir, deadline)
+  local rec = current()
+  if not rec then
+    local timeout = deadline and (deadline - platform.now()) or nil
+    local r, w = platform.select(dir == "r" and { raw } or {}, dir == "w" and { raw } or {}, timeout)
+    return (dir == "r" and r[1] ~= nil) or (dir == "w" and w[1] ~= nil)
+  end
+  local map = dir == "r" and readers or writers
+  if map[raw] and map[raw] ~= rec then
+    error("events: two threads wait on the same socket", 2)
+  end
+  map[raw] = rec
+  nsock = nsock + 1
+  rec.sock, rec.dir = raw, dir
+  suspend(rec, deadline)
+  return rec.wake_args[1] == "ready"
+end
+
+-- A socket is being closed: the thread waiting on it (if any) wakes as "not ready".
+function M.cancel_socket(raw)
+  for _, map in ipairs({ readers, writers }) do
+    local rec = map[raw]
+    if rec then wake(rec, rec.token, "closed") end
+  end
+end
+
+function M.kill(co)
+  local rec = recs[co]
+  if not rec or rec.dead then return false end
+  rec.dead = true
+  rec.waiting = false
+  drop_socket_wait(rec)
+  recs[co] = nil
+  count = count - 1
+  if running() == co then yield(KILLED) end
+  return true
+end
+
+function M.status(co)
+  local rec = recs[co]
+  if not rec then return "dead" end
+  if running() == co then return "running" end
+  if rec.waiting then return "waiting" end
+  return costatus(co) == "dead" and "dead" or "ready"
+end
+
+function M.dead(co) return M.status(co) == "dead" end
+
 -- Ends the instance: on_exit (node.lua: flush and exit 0) normally does not return; if it
--- does, the loop stops and forgets every thread.
+-- does (specs), the loop stops and forgets every thread.
 function M.exit()
   exiting = true
   M.on_exit()
-  if in_thread() then yield() end
+  if current() then yield(KILLED) end
 end
 
-local function add_sleeper(wake, co)
-  local i = #sleepers
-  while i > 0 and sleepers[i][1] > wake do i = i - 1 end
-  insert(sleepers, i + 1, { wake, co })
+-- semaphores and locks ---------------------------------------------------------------------
+function M.semaphore(max)
+  max = tonumber(max) or 1
+  local sem = { free = max, queue = {} }
+  function sem.lock(self, timeout)
+    if self ~= sem then timeout = self end
+    if sem.free > 0 then sem.free = sem.free - 1; return true end
+    local rec = current()
+    if not rec then error("events.semaphore: lock would block outside an events thread", 2) end
+    local entry = { rec, rec.token }
+    sem.queue[#sem.queue + 1] = entry
+    suspend(rec, tonumber(timeout) and platform.now() + tonumber(timeout))
+    if rec.wake_args[1] == true then return true end   -- handed over by unlock
+    for i, e in ipairs(sem.queue) do if e == entry then table.remove(sem.queue, i); break end end
+    return false
+  end
+  function sem.unlock()
+    while sem.queue[1] do
+      local e = table.remove(sem.queue, 1)
+      if wake(e[1], e[2], true) then return end   -- the slot passes to that thread
+    end
+    if sem.free < max then sem.free = sem.free + 1 end
+  end
+  return sem
 end
 
-local function step(co)
-  local ok, what, arg = resume(co)
+function M.lock() return M.semaphore(1) end
+
+local sync_lock
+function M.synchronize(f, timeout)
+  sync_lock = sync_lock or M.lock()
+  if not sync_lock:lock(timeout) then return nil, "timeout" end
+  local res = { n = 0 }
+  local function pack(...) res = { n = select("#", ...), ... } end
+  pack(pcall(f))
+  sync_lock:unlock()
+  if not res[1] then error(res[2], 0) end
+  return unpack(res, 2, res.n)
+end
+
+-- the loop ---------------------------------------------------------------------------------
+local function step(rec)
+  if rec.dead then return end
+  local args = rec.wake_args   -- read by the thread right after its suspend() returns
+  local ok, what
+  if args then ok, what = resume(rec.co, unpack(args, 1, args.n)) else ok, what = resume(rec.co) end
   if not ok then
-    threads[co] = nil
+    rec.dead = true
+    recs[rec.co] = nil
     count = count - 1
-    M.on_error(co, what)
+    M.on_error(rec.co, what)
     return
   end
-  if status(co) == "dead" then
-    threads[co] = nil
+  if costatus(rec.co) == "dead" and not rec.dead then
+    rec.dead = true
+    recs[rec.co] = nil
     count = count - 1
-  elseif what == SLEEP then
-    add_sleeper(arg, co)
-  else
-    ready[#ready + 1] = co
+  end
+  -- SUSPEND: the thread registered its wake-up; plain yield: M.yield queued it already
+  if what ~= SUSPEND and what ~= KILLED and not rec.dead and not rec.waiting then
+    ready[#ready + 1] = rec
+  end
+end
+
+local function fire_timers(now)
+  while timers[1] and timers[1][1] <= now do
+    local t = heap_pop()
+    wake(t[2], t[3], false, "timeout")
+  end
+end
+
+local function poll_sockets(timeout)
+  local r, w = {}, {}
+  for s in pairs(readers) do r[#r + 1] = s end
+  for s in pairs(writers) do w[#w + 1] = s end
+  local rr, ww = platform.select(r, w, timeout)
+  for _, s in ipairs(rr or {}) do
+    local rec = readers[s]
+    if rec then wake(rec, rec.token, "ready") end
+  end
+  for _, s in ipairs(ww or {}) do
+    local rec = writers[s]
+    if rec then wake(rec, rec.token, "ready") end
   end
 end
 
@@ -125,22 +341,27 @@ function M.run(f)
   if looping then return end   -- run() from inside a thread only schedules f
   looping = true
   while not exiting do
-    local now = gettime()
-    while sleepers[1] and sleepers[1][1] <= now do
-      ready[#ready + 1] = remove(sleepers, 1)[2]
-    end
+    fire_timers(platform.now())
     if #ready > 0 then
       local batch = ready
       ready = {}
-      for _, co in ipairs(batch) do step(co) end
-    elseif sleepers[1] then
-      sleep(sleepers[1][1] - now)
+      for _, rec in ipairs(batch) do
+        step(rec)
+        if exiting then break end
+      end
+      if nsock > 0 and not exiting then poll_sockets(0) end
+    elseif nsock > 0 then
+      local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
+      poll_sockets(timeout)
+    elseif timers[1] then
+      platform.sleep(timers[1][1] - platform.now())
     else
       break
     end
   end
   if exiting then
-    threads, ready, sleepers, count, exiting = {}, {}, {}, 0, false
+    recs, ready, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}
+    nsock, count, exiting = 0, 0, false
   end
   looping = false
 end

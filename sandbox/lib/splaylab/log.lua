@@ -13,7 +13,7 @@ local output = require "splaylab.output"
 
 local M = { _NAME = "splaylab.log", _VERSION = "0.1", global_level = 1 }
 
-local select, tostring, type, concat = select, tostring, type, table.concat
+local select, tostring, concat = select, tostring, table.concat
 
 -- method name -> {numeric level, record level}
 local METHODS = {

@@ -14,7 +14,7 @@ Usage: local output = require "splaylab.output"; output.write("info", "hello")
 local M = {
   _NAME = "splaylab.output",
   _VERSION = "0.1",
-  LEVELS = { debug = true, info = true, warning = true, error = true, print = true },
+  LEVELS = { debug = true, info = true, warning = true, error = true, print = true, metric = true },
   -- settings.out: the file records go to (specs replace it with a buffer)
   settings = { out = io.stdout },
 }

@@ -1,0 +1,100 @@
+import pytest
+
+from lib.descriptor import ACCEPTED, ENFORCED, DescriptorError, descriptor_parse
+
+PAPER = """--[[
+BEGIN SPLAY RESOURCES RESERVATION
+nb_splayds 100
+list_type random
+list_size 20
+max_mem 20000000
+END SPLAY RESOURCES RESERVATION
+]]
+require "splay.base"
+"""
+
+
+def errors_of(code: str) -> list[str]:
+    with pytest.raises(DescriptorError) as info:
+        descriptor_parse(code)
+    return info.value.errors
+
+
+def test_no_block_is_none() -> None:
+    assert descriptor_parse("print('hi')\n-- SPLAY RESOURCES\n") is None
+
+
+def test_the_papers_block() -> None:
+    d = descriptor_parse(PAPER)
+    assert d is not None
+    assert d.values == {"nb_splayds": 100, "list_type": "random", "list_size": 20, "max_mem": 20000000}
+    assert (d.nb_splayds, d.list_type, d.list_size, d.max_mem, d.max_time) == (100, "random", 20, 20000000, None)
+    assert d.lines == {"nb_splayds": 3, "list_type": 4, "list_size": 5, "max_mem": 6}
+    assert d.limits() == {}
+
+
+def test_original_spelling_and_dash_comments() -> None:
+    code = ("-- BEGIN SPLAY RESSOURCES RESERVATION\n-- nb_splayds 3\n--\n--   max_time 20\n"
+            "-- END SPLAY RESSOURCES RESERVATION\nprint(1)\n")
+    d = descriptor_parse(code)
+    assert d is not None and d.values == {"nb_splayds": 3, "max_time": 20}
+    assert (d.list_type, d.list_size) == ("head", 0)
+
+
+def test_every_key_of_splay_is_accepted() -> None:
+    values = {
+        "nb_splayds": "5", "factor": "1.5", "list_type": "head", "list_size": "3", "max_mem": "33554432",
+        "disk_max_size": "1048576", "disk_max_files": "10", "disk_max_file_descriptors": "8",
+        "network_max_send": "1000000", "network_max_receive": "2000000", "network_max_sockets": "16",
+        "network_nb_ports": "1", "network_send_speed": "1000", "network_receive_speed": "1000",
+        "udp_drop_ratio": "0.25", "max_time": "60", "max_load": "2.5", "min_uptime": "3600",
+        "hostmasks": "%.unine.ch", "localization": "CH", "distance": "100", "latitude": "46.99",
+        "longitude": "6.93", "keep_files": "no", "scheduler": "standard",
+    }
+    assert set(values) == set(ENFORCED) | set(ACCEPTED)
+    body = "\n".join(f"{k} {v}" for k, v in values.items())
+    d = descriptor_parse(f"--[[\nBEGIN SPLAY RESOURCES RESERVATION\n{body}\nEND SPLAY RESOURCES RESERVATION\n]]")
+    assert d is not None and len(d.values) == len(values)
+    assert d.limits() == {"disk_max_size": 1048576, "disk_max_files": 10, "max_send": 1000000,
+                          "max_receive": 2000000, "max_sockets": 16, "udp_drop_ratio": 0.25}
+
+
+def test_unknown_key_names_the_line_and_suggests() -> None:
+    code = "--[[\nBEGIN SPLAY RESOURCES RESERVATION\nnb_splayd 10\ncolour blue\nEND SPLAY RESOURCES RESERVATION\n]]"
+    errs = errors_of(code)
+    assert errs[0] == "app.lua:3: descriptor: unknown key 'nb_splayd' (did you mean 'nb_splayds'?)"
+    assert errs[1].startswith("app.lua:4: descriptor: unknown key 'colour' (known keys: disk_max_file_descriptors, ")
+
+
+@pytest.mark.parametrize("line,message", [
+    ("nb_splayds 0", "'nb_splayds': expected an integer between 1 and 1000, got 0"),
+    ("nb_splayds ten", "'nb_splayds': expected an integer, got 'ten'"),
+    ("list_type ring", "'list_type': expected one of head, random, got 'ring'"),
+    ("max_mem 20MB", "'max_mem': expected an integer (bytes), got '20MB'"),
+    ("max_mem 1000", "'max_mem': expected an integer between 16777216 and 68719476736 (bytes), got 1000"),
+    ("max_time 7200", "'max_time': expected an integer between 1 and 3600 (seconds), got 7200"),
+    ("udp_drop_ratio 1.5", "'udp_drop_ratio': expected a number between 0 and 1, got 1.5"),
+    ("udp_drop_ratio nan", "'udp_drop_ratio': expected a number between 0 and 1, got nan"),
+    ("list_size", "'list_size' needs a value"),
+])
+def test_bad_values_name_the_key_and_line(line: str, message: str) -> None:
+    code = f"print(1)\n--[[\nBEGIN SPLAY RESOURCES RESERVATION\n{line}\nEND SPLAY RESOURCES RESERVATION\n]]"
+    with pytest.raises(DescriptorError) as info:
+        descriptor_parse(code, "ring.lua")
+    assert info.value.errors == [f"ring.lua:4: descriptor: {message}"]
+    assert info.value.line == 4
+
+
+def test_duplicate_key_and_missing_end() -> None:
+    code = "--[[\nBEGIN SPLAY RESOURCES RESERVATION\nmax_time 5\nmax_time 6\nEND SPLAY RESOURCES RESERVATION\n]]"
+    assert errors_of(code) == ["app.lua:4: descriptor: 'max_time' is given twice (first on line 3)"]
+    assert errors_of("--[[\nBEGIN SPLAY RESOURCES RESERVATION\nmax_time 5\n]]") == [
+        "app.lua:2: descriptor: BEGIN SPLAY RESOURCES RESERVATION without END SPLAY RESOURCES RESERVATION"]
+    assert errors_of("-- END SPLAY RESOURCES RESERVATION\n") == [
+        "app.lua:1: descriptor: END without BEGIN SPLAY RESOURCES RESERVATION"]
+
+
+def test_second_block_is_refused() -> None:
+    block = "--[[\nBEGIN SPLAY RESOURCES RESERVATION\nmax_time 5\nEND SPLAY RESOURCES RESERVATION\n]]\n"
+    assert errors_of(block + block) == [
+        "app.lua:7: descriptor: a second BEGIN SPLAY RESOURCES RESERVATION (only one block is allowed)"]

@@ -1,0 +1,6 @@
+-- luacheck for the runtime: `cd sandbox && luacheck .`
+std = "luajit"
+max_line_length = 120
+exclude_files = { "apps/*.lua" }   -- student-style programs: SPLAY apps use globals on purpose
+files["spec/"] = { std = "+busted" }
+files["spec/helpers.lua"] = { std = "luajit" }

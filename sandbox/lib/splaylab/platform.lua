@@ -1,0 +1,74 @@
+--[[
+splaylab.platform - the seam between SPLAY's application-facing modules and the machine.
+
+Every module student code can reach (events, socket, rpc, urpc, net, misc, metrics, io) asks
+this table, and only this table, for time, waiting, transport and identity:
+
+  platform.now()                      wall clock, seconds as a float
+  platform.sleep(t)                   block the whole process for t seconds (no thread running)
+  platform.select(recvt, sendt, t)    readiness of raw transport sockets (LuaSocket semantics;
+                                      t = nil blocks until one is ready)
+  platform.tcp(), platform.udp()      raw transport sockets (LuaSocket objects)
+  platform.toip(host)                 name resolution -> ip or nil, err
+  platform.identity                   {position, ip, port, job_id, seed} of this node
+  platform.random_seed()              the seed math.random gets for this node
+  platform.exit(code)                 end this node
+
+This process-per-node implementation is a thin layer over LuaSocket. A deterministic
+simulator (all nodes in one process, virtual time, virtual sockets) replaces this table by
+one with the same functions: `platform.install(impl)` swaps every field in place, so modules
+that cached `platform` keep working. Modules must call platform.X at use time (not cache the
+functions) for the swap to take effect.
+
+Limits: no DNS restrictions here (splaylab.socket checks addresses after resolution).
+]]
+local socket = require "socket"
+
+local M = { _NAME = "splaylab.platform", _VERSION = "0.1" }
+
+local floor, tonumber = math.floor, tonumber
+
+M.identity = { position = 1, ip = "127.0.0.1", port = 0, job_id = 0, seed = nil }
+
+function M.now() return socket.gettime() end
+
+function M.sleep(t)
+  if t and t > 0 then socket.sleep(t) end
+end
+
+function M.select(recvt, sendt, timeout)
+  if timeout and timeout < 0 then timeout = 0 end
+  return socket.select(recvt, sendt, timeout)
+end
+
+function M.tcp() return socket.tcp() end
+function M.udp() return socket.udp() end
+
+function M.toip(host)
+  if host == "*" or host:match("^%d+%.%d+%.%d+%.%d+$") then return host end
+  local ip, err = socket.dns.toip(host)
+  if not ip then return nil, err end
+  return ip
+end
+
+-- The seed of math.random: from job.json's seed when given (reproducible runs), else from
+-- the clock; always mixed with the position so that every node draws differently.
+function M.random_seed()
+  local id = M.identity
+  local pos = tonumber(id.position) or 1
+  if id.seed ~= nil then return (tonumber(id.seed) * 7919 + pos * 104729) % 2147483647 end
+  return (floor(M.now() * 1000) + pos * 104729) % 2147483647
+end
+
+function M.exit(code)
+  io.stdout:flush()
+  os.exit(code)
+end
+
+-- Swap the implementation (a simulator); unspecified functions keep the current ones.
+function M.install(impl)
+  for k, v in pairs(impl) do M[k] = v end
+  return M
+end
+
+return M

@@ -1,0 +1,513 @@
+--[[
+splaylab.socket - SPLAY's restricted, coroutine-aware LuaSocket ("splay.socket", and the
+global `socket` set by splay.base).
+
+Usage (student side, LuaSocket's API):
+  local s = socket.tcp(); s:settimeout(5); s:connect(ip, port); s:send("x\n"); s:receive("*l")
+  socket.bind(host, port [, backlog]), socket.connect(host, port), socket.udp(),
+  socket.select(recvt, sendt, timeout), socket.sleep(t), socket.gettime(), socket.dns.toip(h)
+Runtime side: M.init{me = {ip, port}, peers = {{ip, port}, ...}, nb_ports, bind_ports,
+  allow = {"ip:port" | "ip:*"}, max_sockets, max_send, max_receive, udp_drop_ratio}.
+
+Every raw socket is non-blocking; an operation that would block suspends the calling events
+thread until the socket is ready (events.wait_socket) or the socket's timeout passes. Outside a
+thread it blocks the process. The raw LuaSocket object is never reachable from student code.
+
+Policy (limits from job.json "limits", see docs/architecture.md):
+  bind: only this instance's ports: me.port .. me.port + nb_ports - 1 and bind_ports.
+  connect / sendto / setpeername: only the job's nodes (each node's port range) and `allow`;
+    a UDP socket may also answer (sendto) any address it received a datagram from;
+    denied: nil, "connect to IP:PORT denied: not a node of this job" plus a warning record.
+  sockets: at most max_sockets open at once ("too many sockets: network_max_sockets = N").
+  bytes: max_send / max_receive over the node's life ("send budget exhausted:
+    network_max_send = N bytes"); a receive never hands out more than the budget's bytes
+    (a read is cut there, a datagram that does not fit is dropped).
+  UDP datagrams are dropped with probability udp_drop_ratio.
+Limits and holes: socket.select is a polling loop (10 ms); no bandwidth shaping
+(network_send_speed is not enforced); IPv6 is not supported.
+]]
+local platform = require "splaylab.platform"
+local events = require "splaylab.events"
+local log = require "splaylab.log"
+
+local M = { _NAME = "splaylab.socket", _VERSION = "0.1" }
+
+local type, tostring, tonumber, setmetatable, ipairs, random =
+  type, tostring, tonumber, setmetatable, ipairs, math.random
+local format = string.format
+
+local l = log.new(1, "[splay.socket]")
+
+M.settings = {
+  max_sockets = 256,
+  max_send = 1024 * 1024 * 1024,
+  max_receive = 1024 * 1024 * 1024,
+  udp_drop_ratio = 0,
+  nb_ports = 1,
+  first_port = nil,     -- me.port
+  bind_ports = {},      -- set: port -> true
+  peers = {},           -- set: "ip:port" -> true (every port of every node)
+  allow = {},           -- set: "ip:port" | "ip:*" -> true
+}
+M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
+
+local MAX_REPLY_PEERS = 4096   -- senders a UDP socket may answer (forgotten in bulk beyond)
+local RAW = setmetatable({}, { __mode = "k" })   -- wrapper -> raw LuaSocket object
+local warned = {}
+
+local function warn_once(key, msg)
+  if not warned[key] then warned[key] = true; l:warn(msg) end
+end
+
+function M.init(opts)
+  local s = M.settings
+  s.max_sockets = tonumber(opts.max_sockets) or s.max_sockets
+  s.max_send = tonumber(opts.max_send) or s.max_send
+  s.max_receive = tonumber(opts.max_receive) or s.max_receive
+  s.udp_drop_ratio = tonumber(opts.udp_drop_ratio) or 0
+  s.nb_ports = tonumber(opts.nb_ports) or 1
+  s.first_port = opts.me and tonumber(opts.me.port)
+  s.bind_ports, s.peers, s.allow = {}, {}, {}
+  for _, p in ipairs(opts.bind_ports or {}) do s.bind_ports[tonumber(p)] = true end
+  local function add_node(n)
+    local ip, port = n.ip and platform.toip(tostring(n.ip)), tonumber(n.port)
+    if ip and port then
+      for k = 0, s.nb_ports - 1 do s.peers[ip .. ":" .. (port + k)] = true end
+    end
+  end
+  if opts.me then add_node(opts.me) end
+  for _, n in ipairs(opts.peers or {}) do add_node(n) end
+  for _, a in ipairs(opts.allow or {}) do s.allow[tostring(a)] = true end
+  M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
+  warned = {}
+end
+
+local function may_bind(port)
+  local s = M.settings
+  port = tonumber(port)
+  if not port then return false end
+  if s.bind_ports[port] then return true end
+  return s.first_port ~= nil and port >= s.first_port and port < s.first_port + s.nb_ports
+end
+
+local function bind_denied(port)
+  local s = M.settings
+  local range = s.first_port and format("%d-%d", s.first_port, s.first_port + s.nb_ports - 1) or "none"
+  local msg = format("bind to port %s denied: outside this instance's ports (%s)", tostring(port), range)
+  l:warn(msg)
+  return nil, msg
+end
+
+-- Resolve and check a destination. Returns ip or nil, message.
+local function check_dest(host, port, verb)
+  local ip, err = platform.toip(tostring(host))
+  if not ip then return nil, err end
+  local key = ip .. ":" .. tostring(tonumber(port))
+  local s = M.settings
+  if s.peers[key] or s.allow[key] or s.allow[ip .. ":*"] then return ip end
+  local msg = format("%s to %s denied: not a node of this job", verb, key)
+  warn_once("deny " .. key, msg)
+  return nil, msg
+end
+
+local function count_socket()
+  local s = M.settings
+  if M.stats.sockets >= s.max_sockets then
+    local msg = format("too many sockets: network_max_sockets = %d", s.max_sockets)
+    warn_once("sockets", msg)
+    return nil, msg
+  end
+  M.stats.sockets = M.stats.sockets + 1
+  return true
+end
+
+local function budget(kind, n)
+  local s = M.settings
+  local used, max = M.stats[kind == "send" and "sent" or "received"], kind == "send" and s.max_send or s.max_receive
+  if used + n > max then
+    local msg = format("%s budget exhausted: network_max_%s = %d bytes", kind, kind, max)
+    warn_once("budget " .. kind, msg)
+    return nil, msg
+  end
+  return true
+end
+
+local function deadline_of(obj)
+  local t = obj.timeout
+  if t == nil or t < 0 then return nil end
+  return platform.now() + t
+end
+
+-- common methods -----------------------------------------------------------------------------
+local common = {}
+
+function common:settimeout(t)
+  self.timeout = tonumber(t)
+  return 1
+end
+
+function common:close()
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  RAW[self] = nil
+  events.cancel_socket(raw)
+  raw:close()
+  M.stats.sockets = M.stats.sockets - 1
+  return 1
+end
+
+function common:getsockname()
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  return raw:getsockname()
+end
+
+function common:getpeername()
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  return raw:getpeername()
+end
+
+local SAFE_OPTIONS = { ["tcp-nodelay"] = true, keepalive = true, reuseaddr = true, linger = true,
+  broadcast = false, ["ip-multicast-loop"] = false }
+function common:setoption(name, value)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  if not SAFE_OPTIONS[name] then return nil, "option " .. tostring(name) .. " is not available" end
+  return raw:setoption(name, value)
+end
+
+function common.getfd() return -1 end
+function common.dirty() return false end
+
+-- tcp ------------------------------------------------------------------------------------------
+local tcp = setmetatable({}, { __index = common })
+local tcp_mt = { __index = tcp, __tostring = function(o) return "tcp{" .. o.kind .. "}: splay" end }
+
+local function wrap_tcp(raw, kind)
+  raw:settimeout(0)
+  local obj = setmetatable({ kind = kind, timeout = nil }, tcp_mt)
+  RAW[obj] = raw
+  return obj
+end
+
+function tcp:bind(host, port)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  if not may_bind(port) then return bind_denied(port) end
+  raw:setoption("reuseaddr", true)
+  return raw:bind(host == "localhost" and "127.0.0.1" or host, port)
+end
+
+function tcp:listen(backlog)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  local ok, err = raw:listen(backlog or 32)
+  if ok then self.kind = "server" end
+  return ok, err
+end
+
+function tcp:connect(host, port)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  local ip, err = check_dest(host, port, "connect")
+  if not ip then return nil, err end
+  local deadline = deadline_of(self)
+  local ok
+  ok, err = raw:connect(ip, port)
+  if ok then self.kind = "client"; return 1 end
+  if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
+  while true do
+    if not events.wait_socket(raw, "w", deadline) then
+      if not RAW[self] then return nil, "closed" end
+      return nil, "timeout"
+    end
+    ok, err = raw:connect(ip, port)
+    if ok or err == "already connected" then self.kind = "client"; return 1 end
+    if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
+  end
+end
+
+function tcp:accept()
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  local deadline = deadline_of(self)
+  while true do
+    local c, err = raw:accept()
+    if c then
+      local ok, e = count_socket()
+      if not ok then c:close(); return nil, e end
+      return wrap_tcp(c, "client")
+    end
+    if err ~= "timeout" then return nil, err end
+    if not events.wait_socket(raw, "r", deadline) then
+      if not RAW[self] then return nil, "closed" end
+      return nil, "timeout"
+    end
+  end
+end
+
+function tcp:send(data, i, j)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  data = tostring(data)
+  i, j = tonumber(i) or 1, tonumber(j) or #data
+  if i < 1 then i = 1 end
+  if j > #data then j = #data end
+  local ok, err = budget("send", j - i + 1)
+  if not ok then return nil, err, i - 1 end
+  local deadline = deadline_of(self)
+  local pos = i
+  while true do
+    local last, e, partial = raw:send(data, pos, j)
+    local upto = last or partial or (pos - 1)
+    M.stats.sent = M.stats.sent + (upto - pos + 1)
+    if last then return last end
+    if e ~= "timeout" then return nil, e, upto end
+    pos = upto + 1
+    if not events.wait_socket(raw, "w", deadline) then
+      return nil, RAW[self] and "timeout" or "closed", upto
+    end
+  end
+end
+
+function tcp:receive(pattern, prefix)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  pattern = pattern or "*l"
+  prefix = prefix and tostring(prefix) or ""
+  local got = {}
+  local ngot = 0
+  local deadline = deadline_of(self)
+  local size = tonumber(pattern)
+  while true do
+    if size and size - ngot <= 0 then return prefix .. table.concat(got) end
+    local left = M.settings.max_receive - M.stats.received
+    if left <= 0 then
+      local _, berr = budget("receive", 1)
+      return nil, berr, prefix .. table.concat(got)
+    end
+    -- never hand out more than the budget: a sized read asks for at most what is left; a
+    -- line or *a read is cut there (the rest is lost: the budget is spent for good)
+    local want = size and math.min(size - ngot, left) or pattern
+    local data, err, partial = raw:receive(want)
+    local chunk = data or partial or ""
+    if #chunk > left then
+      chunk, data, err = chunk:sub(1, left), nil, "timeout"
+    end
+    if #chunk > 0 then
+      got[#got + 1] = chunk
+      ngot = ngot + #chunk
+      M.stats.received = M.stats.received + #chunk
+    end
+    if M.stats.received >= M.settings.max_receive and not data then
+      local _, berr = budget("receive", 1)
+      return nil, berr, prefix .. table.concat(got)
+    end
+    if data and not (size and ngot < size) then
+      return prefix .. table.concat(got)
+    elseif data then -- luacheck: ignore 542 (short read: loop again)
+    elseif err ~= "timeout" then
+      return nil, err, prefix .. table.concat(got)
+    elseif not events.wait_socket(raw, "r", deadline) then
+      return nil, RAW[self] and "timeout" or "closed", prefix .. table.concat(got)
+    end
+  end
+end
+
+function tcp:shutdown(mode)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  return raw:shutdown(mode)
+end
+
+-- udp ------------------------------------------------------------------------------------------
+local udp = setmetatable({}, { __index = common })
+local udp_mt = { __index = udp, __tostring = function(o) return "udp{" .. o.kind .. "}: splay" end }
+
+local function wrap_udp(raw)
+  raw:settimeout(0)
+  local obj = setmetatable({ kind = "unconnected", timeout = nil }, udp_mt)
+  RAW[obj] = raw
+  return obj
+end
+
+function udp:setsockname(host, port)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  if not may_bind(port) then return bind_denied(port) end
+  return raw:setsockname(host == "localhost" and "127.0.0.1" or host, port)
+end
+
+function udp:setpeername(host, port)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  if host == "*" then self.peer = nil; self.kind = "unconnected"; return raw:setpeername("*") end
+  local ip, err = check_dest(host, port, "connect")
+  if not ip then return nil, err end
+  self.peer = { ip, tonumber(port) }
+  self.kind = "connected"
+  return raw:setpeername(ip, port)
+end
+
+local function udp_out(self, data, ip, port)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  data = tostring(data)
+  local ok, err = budget("send", #data)
+  if not ok then return nil, err end
+  M.stats.sent = M.stats.sent + #data
+  local ratio = M.settings.udp_drop_ratio
+  if ratio > 0 and random() < ratio then
+    M.stats.dropped = M.stats.dropped + 1
+    return #data
+  end
+  local deadline = deadline_of(self)
+  while true do
+    local n, e
+    if ip then n, e = raw:sendto(data, ip, port) else n, e = raw:send(data) end
+    if n then return n end
+    if e ~= "timeout" then return nil, e end
+    if not events.wait_socket(raw, "w", deadline) then return nil, RAW[self] and "timeout" or "closed" end
+  end
+end
+
+function udp:send(data) return udp_out(self, data) end
+
+function udp:sendto(data, host, port)
+  local ip, err
+  local replies = self.replies
+  if replies and replies[tostring(host) .. ":" .. tostring(tonumber(port))] then
+    ip = host                    -- a reply to a peer that sent us a datagram
+  else
+    ip, err = check_dest(host, port, "send")
+    if not ip then return nil, err end
+  end
+  return udp_out(self, data, ip, tonumber(port))
+end
+
+local function udp_in(self, size, from)
+  local raw = RAW[self]
+  if not raw then return nil, "closed" end
+  local deadline = deadline_of(self)
+  while true do
+    if M.stats.received >= M.settings.max_receive then return budget("receive", 1) end
+    local data, a, b
+    if from then data, a, b = raw:receivefrom(size) else data, a = raw:receive(size) end
+    if data and M.stats.received + #data > M.settings.max_receive then
+      return budget("receive", #data)   -- a datagram beyond the budget is dropped
+    end
+    if data then
+      M.stats.received = M.stats.received + #data
+      if from then
+        -- remember the sender so that sendto can answer it (ephemeral client ports)
+        local replies = self.replies
+        if not replies or self.nreplies >= MAX_REPLY_PEERS then
+          replies = {}; self.replies = replies; self.nreplies = 0
+        end
+        local key = a .. ":" .. tostring(b)
+        if not replies[key] then replies[key] = true; self.nreplies = self.nreplies + 1 end
+      end
+      return data, a, b
+    end
+    if a ~= "timeout" then return nil, a end
+    if not events.wait_socket(raw, "r", deadline) then return nil, RAW[self] and "timeout" or "closed" end
+  end
+end
+
+function udp:receive(size) return udp_in(self, size, false) end
+function udp:receivefrom(size) return udp_in(self, size, true) end
+
+-- the module table given to student code -----------------------------------------------------
+function M.tcp()
+  local ok, err = count_socket()
+  if not ok then return nil, err end
+  local raw, e = platform.tcp()
+  if not raw then M.stats.sockets = M.stats.sockets - 1; return nil, e end
+  return wrap_tcp(raw, "master")
+end
+
+function M.udp()
+  local ok, err = count_socket()
+  if not ok then return nil, err end
+  local raw, e = platform.udp()
+  if not raw then M.stats.sockets = M.stats.sockets - 1; return nil, e end
+  return wrap_udp(raw)
+end
+
+function M.connect(host, port)
+  local s, err = M.tcp()
+  if not s then return nil, err end
+  local ok
+  ok, err = s:connect(host, port)
+  if not ok then s:close(); return nil, err end
+  return s
+end
+
+function M.bind(host, port, backlog)
+  local s, err = M.tcp()
+  if not s then return nil, err end
+  local ok
+  ok, err = s:bind(host, port)
+  if ok then ok, err = s:listen(backlog) end
+  if not ok then s:close(); return nil, err end
+  return s
+end
+
+-- Cooperative select over wrapped sockets: polls every 10 ms inside a thread.
+function M.select(recvt, sendt, timeout)
+  local deadline = timeout and timeout >= 0 and platform.now() + timeout or nil
+  while true do
+    local r, w, map = {}, {}, {}
+    for _, o in ipairs(recvt or {}) do local raw = RAW[o]; if raw then r[#r + 1] = raw; map[raw] = o end end
+    for _, o in ipairs(sendt or {}) do local raw = RAW[o]; if raw then w[#w + 1] = raw; map[raw] = o end end
+    local rr, ww = platform.select(r, w, 0)
+    if #rr > 0 or #ww > 0 then
+      local ro, wo = {}, {}
+      for _, raw in ipairs(rr) do ro[#ro + 1] = map[raw]; ro[map[raw]] = true end
+      for _, raw in ipairs(ww) do wo[#wo + 1] = map[raw]; wo[map[raw]] = true end
+      return ro, wo
+    end
+    if deadline and platform.now() >= deadline then return {}, {}, "timeout" end
+    events.sleep(0.01)
+  end
+end
+
+function M.sleep(t) events.sleep(t) end
+function M.gettime() return platform.now() end
+M.dns = { toip = function(host) return platform.toip(tostring(host)) end }
+M._VERSION = "LuaSocket (SplayLab restricted)"
+
+-- newtry / protect: LuaSocket's error helpers, in plain Lua.
+function M.newtry(finalizer)
+  return function(...)
+    local ok = ...
+    if ok then return ... end
+    if finalizer then pcall(finalizer) end
+    error({ socket_error = (select(2, ...)) }, 0)
+  end
+end
+
+function M.protect(f)
+  return function(...)
+    local res = { pcall(f, ...) }
+    if res[1] then return unpack(res, 2) end
+    local e = res[2]
+    if type(e) == "table" and e.socket_error then return nil, e.socket_error end
+    error(e, 0)
+  end
+end
+
+-- Student-facing table: the API only (init, settings, stats stay runtime-side).
+function M.public()
+  return {
+    tcp = M.tcp, udp = M.udp, connect = M.connect, bind = M.bind, select = M.select,
+    sleep = M.sleep, gettime = M.gettime, dns = M.dns, newtry = M.newtry, protect = M.protect,
+    _VERSION = M._VERSION,
+  }
+end
+
+-- for splaylab.net / rpc: is this a wrapped socket?
+function M.is_socket(o) return RAW[o] ~= nil end
+
+return M

@@ -1,0 +1,184 @@
+--[[
+splaylab.urpc - "splay.urpc": splay.rpc's API over UDP (one datagram per request and reply).
+
+  urpc.server(port | node), urpc.call, urpc.acall / a_call, urpc.ecall, urpc.ping, urpc.proxy
+Same call forms and results as splaylab.rpc. Requests carry an id; the client resends every
+timeout / settings.tries seconds until a reply with that id arrives or the timeout passes
+(at-least-once: a slow server may run a request twice). Replies come back to one client UDP
+socket per node, read by a thread that exists only while calls are pending (an idle node can
+still end). Limits: a request or reply must fit in one datagram (settings.max_datagram, 8 KB);
+UDP datagrams obey udp_drop_ratio like any other.
+]]
+local events = require "splaylab.events"
+local socket = require "splaylab.socket"
+local benc = require "splaylab.benc"
+local platform = require "splaylab.platform"
+local log = require "splaylab.log"
+local rpc = require "splaylab.rpc"
+
+local M = { _NAME = "splaylab.urpc", _VERSION = "0.1",
+  settings = { default_timeout = 60, tries = 3, max_datagram = 8192 } }
+
+local type, tostring, tonumber, pcall, select, unpack, error, maxn =
+  type, tostring, tonumber, pcall, select, unpack, error, table.maxn
+
+local l = log.new(1, "[splay.urpc]")
+local PING = "\0ping"
+local function pack(...) return { n = select("#", ...), ... } end
+
+local function find_function(name)
+  local v = rpc.settings.env
+  if type(name) ~= "string" then return nil end
+  for part in name:gmatch("[^%.]+") do
+    if type(v) ~= "table" then return nil end
+    v = v[part]
+  end
+  if type(v) == "function" then return v end
+  return nil, v
+end
+
+local function answer(req)
+  local call = req.call
+  if call[1] == PING then return { id = req.id, ok = true, r = {}, n = 0 } end
+  local f, value = find_function(call[1])
+  if not f and (tonumber(req.n) or maxn(call)) <= 1 then return { id = req.id, ok = true, r = { value }, n = 1 } end
+  if not f then
+    return { id = req.id, ok = false, err = "urpc: no function '" .. tostring(call[1]) .. "' on this node" }
+  end
+  local res = pack(pcall(f, unpack(call, 2, tonumber(req.n) or maxn(call))))
+  if not res[1] then
+    l:warn("call to '" .. tostring(call[1]) .. "' raised: " .. tostring(res[2]))
+    return { id = req.id, ok = false, err = "remote error: " .. tostring(res[2]) }
+  end
+  local r = {}
+  for i = 2, res.n do r[i - 1] = res[i] end
+  return { id = req.id, ok = true, r = r, n = res.n - 1 }
+end
+
+function M.server(p)
+  local port = type(p) == "table" and tonumber(p.port) or tonumber(p)
+  local u, err = socket.udp()
+  if not u then return nil, err end
+  local ok
+  ok, err = u:setsockname("*", port)
+  if not ok then
+    u:close()
+    l:error("server on port " .. tostring(port) .. ": " .. tostring(err))
+    return nil, err
+  end
+  events.thread(function()
+    while true do
+      local data, ip, rport = u:receivefrom(M.settings.max_datagram)
+      if data then
+        events.thread(function()
+          local dok, req = pcall(benc.decode, data)
+          if not dok or type(req) ~= "table" or type(req.call) ~= "table" then return end
+          local eok, out = pcall(benc.encode, answer(req))
+          if not eok then out = benc.encode({ id = req.id, ok = false, err = "urpc: cannot encode the results" }) end
+          u:sendto(out, ip, rport)
+        end)
+      elseif ip == "closed" then
+        return
+      end
+    end
+  end)
+  return true
+end
+
+-- client side ----------------------------------------------------------------------------------
+local client, pending, npending, reader, next_id = nil, {}, 0, nil, 0
+
+local function start_reader()
+  if reader and not events.dead(reader) then return end
+  reader = events.thread(function()
+    client:settimeout(0.5)
+    while npending > 0 do
+      local data = client:receivefrom(M.settings.max_datagram)
+      if data then
+        local ok, rep = pcall(benc.decode, data)
+        if ok and type(rep) == "table" and rep.id and pending[rep.id] then
+          events.fire("urpc:" .. tostring(rep.id), rep)
+        end
+      end
+    end
+    reader = nil
+  end)
+end
+
+function M.acall(a, b, c, d)
+  local ip, port, call, timeout
+  if type(a) == "table" then ip, port, call, timeout = a.ip, tonumber(a.port), b, c
+  else ip, port, call, timeout = a, tonumber(b), c, d end
+  timeout = tonumber(timeout) or M.settings.default_timeout
+  if type(call) == "string" then call = { call } end
+  if type(call) ~= "table" or type(call[1]) ~= "string" then
+    return false, "urpc: the call must be {'function_name', args...} or 'function_name'"
+  end
+  if not client then
+    local err
+    client, err = socket.udp()
+    if not client then return false, err end
+  end
+  next_id = next_id + 1
+  local id = next_id
+  local ok, msg = pcall(benc.encode, { id = id, call = call, n = maxn(call) })
+  if not ok then return false, "urpc: cannot encode the arguments: " .. tostring(msg) end
+  if #msg > M.settings.max_datagram then return false, "urpc: request larger than one datagram" end
+  pending[id] = true
+  npending = npending + 1
+  start_reader()
+  local deadline = platform.now() + timeout
+  local step = timeout / M.settings.tries
+  local rep, err
+  while true do
+    local sent, serr = client:sendto(msg, ip, port)
+    if not sent then err = serr; break end
+    local left = deadline - platform.now()
+    if left <= 0 then err = "timeout"; break end
+    local got, r = events.wait("urpc:" .. id, step < left and step or left)
+    if got then rep = r; break end
+    if platform.now() >= deadline then err = "timeout"; break end
+  end
+  pending[id] = nil
+  npending = npending - 1
+  if not rep then return false, "urpc to " .. tostring(ip) .. ":" .. tostring(port) .. " failed: " .. tostring(err) end
+  if not rep.ok then return false, tostring(rep.err) end
+  local res = rep.r or {}
+  res.n = tonumber(rep.n) or maxn(res)
+  return true, res
+end
+
+M.a_call = M.acall
+M.a = { call = M.acall }
+
+function M.call(...)
+  local ok, res = M.acall(...)
+  if not ok then return nil, res end
+  return unpack(res, 1, res.n)
+end
+
+function M.ecall(...)
+  local ok, res = M.acall(...)
+  if not ok then error(res, 2) end
+  return unpack(res, 1, res.n)
+end
+
+function M.ping(a, b, c)
+  local ip, port, timeout
+  if type(a) == "table" then ip, port, timeout = a.ip, a.port, b else ip, port, timeout = a, b, c end
+  local t0 = platform.now()
+  local ok, err = M.acall(ip, port, { PING }, timeout)
+  if not ok then return nil, err end
+  return platform.now() - t0
+end
+
+function M.proxy(node)
+  return setmetatable({}, { __index = function(self, name)
+    return function(first, ...)
+      if first == self then return M.call(node, { name, ... }) end
+      return M.call(node, { name, first, ... })
+    end
+  end })
+end
+
+return M

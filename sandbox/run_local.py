@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+"""Run a SPLAY application on N local nodes, without the service (SPLAY's "run locally").
+
+    python sandbox/run_local.py APP.lua --nodes N --time S [--seed K] [--out FILE.jsonl]
+    (also `./splaylab run ...`)
+
+Each node is `luajit sandbox/node.lua job.json app.lua` in its own temporary working directory,
+in its own session, with rlimits (address space, CPU, open files, file size, no core), stdin
+/dev/null and a minimal environment, as splayd does. Ports come from a free range on
+127.0.0.1; job.nodes lists all N nodes, job.position = k. The merged log is printed live as
+`node  k HH:MM:SS.mmm level text`; --out gets one JSON object per line (schema in
+sandbox/README.md). Exit status: 0 when every node ended normally or the time ran out, 1 when a
+node failed (non-zero exit), 2 on bad usage. Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Any, Callable
+
+SANDBOX = Path(__file__).resolve().parent
+NODE_LUA = SANDBOX / "node.lua"
+LEVELS = {"debug", "info", "warning", "error", "print", "metric"}
+MAX_LINE = 4096
+PORT_RANGE = (20000, 60000)
+
+
+def free_port_base(n: int, host: str = "127.0.0.1", tries: int = 50) -> int:
+    """A base port b such that b .. b+n-1 are free for TCP and UDP on host."""
+    rng = random.Random()
+    for _ in range(tries):
+        base = rng.randrange(PORT_RANGE[0], PORT_RANGE[1] - n)
+        held: list[socket.socket] = []
+        try:
+            for port in range(base, base + n):
+                for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+                    s = socket.socket(socket.AF_INET, kind)
+                    held.append(s)
+                    s.bind((host, port))
+            return base
+        except OSError:
+            continue
+        finally:
+            for s in held:
+                s.close()
+    raise RuntimeError(f"no {n} consecutive free ports found on {host}")
+
+
+def rlimit_preexec(max_mem: int, max_cpu: int, max_files: int, max_fsize: int) -> Callable[[], None]:
+    def apply() -> None:
+        for res, value in ((resource.RLIMIT_AS, max_mem), (resource.RLIMIT_NOFILE, max_files),
+                           (resource.RLIMIT_FSIZE, max_fsize), (resource.RLIMIT_CORE, 0)):
+            _, hard = resource.getrlimit(res)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(res, (value, value))
+        resource.setrlimit(resource.RLIMIT_CPU, (max_cpu, max_cpu + 2))
+    return apply
+
+
+class Node:
+    def __init__(self, k: int, proc: subprocess.Popen[bytes], workdir: Path) -> None:
+        self.k, self.proc, self.workdir = k, proc, workdir
+        self.buf = b""
+        self.code: int | None = None
+
+
+def parse_line(raw: bytes) -> tuple[str, str]:
+    text = raw[:MAX_LINE].decode("utf-8", "replace")
+    head, sep, rest = text.partition("\t")
+    if sep and head in LEVELS:
+        return head, rest
+    return "error", text
+
+
+class Output:
+    """Live console lines and the JSONL file."""
+
+    def __init__(self, out: IO[str] | None, start: float, quiet: bool) -> None:
+        self.out, self.start, self.quiet = out, start, quiet
+
+    def record(self, k: int, level: str, text: str) -> None:
+        now = time.time()
+        rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3)}
+        if level == "metric":
+            try:
+                m = json.loads(text)
+                rec.update(kind="metric", name=str(m["name"]), value=m["value"])
+                if m.get("type"):
+                    rec["type"] = m["type"]
+                if m.get("fields"):
+                    rec["fields"] = m["fields"]
+            except (ValueError, KeyError, TypeError):
+                rec.update(kind="log", level="error", text="malformed metric record: " + text)
+        else:
+            rec.update(kind="log", level=level, text=text)
+        self.write(rec, now)
+
+    def exit(self, k: int, code: int, reason: str) -> None:
+        now = time.time()
+        self.write({"node": k, "t": round(now - self.start, 3), "kind": "exit", "code": code,
+                    "text": reason}, now)
+
+    def write(self, rec: dict[str, Any], now: float) -> None:
+        if not self.quiet:
+            stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+            if rec["kind"] == "metric":
+                body = f"metric {rec['name']}={rec['value']}" + (
+                    f" {json.dumps(rec['fields'])}" if "fields" in rec else "")
+            elif rec["kind"] == "exit":
+                body = f"exit {rec['text']}"
+            else:
+                body = f"{rec['level']} {rec['text']}"
+            sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
+            sys.stdout.flush()
+        if self.out:
+            self.out.write(json.dumps(rec) + "\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    app = Path(args.app)
+    if not app.is_file():
+        print(f"run_local: no such file: {app}", file=sys.stderr)
+        return 2
+    luajit = shutil.which("luajit")
+    if not luajit:
+        print("run_local: luajit not found (apt-get install luajit)", file=sys.stderr)
+        return 2
+    n, host = args.nodes, "127.0.0.1"
+    base = free_port_base(n, host)
+    nodes = [{"ip": host, "port": base + i} for i in range(n)]
+    root = Path(tempfile.mkdtemp(prefix="splaylab-run-"))
+    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
+    start = time.time()
+    output = Output(out_file, start, args.quiet)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+    preexec = rlimit_preexec(args.max_mem, int(args.time) + 5, 256, 64 * 1024 * 1024)
+    sel = selectors.DefaultSelector()
+    running: list[Node] = []
+    failed = False
+    try:
+        for k in range(1, n + 1):
+            wd = root / f"node-{k}"
+            wd.mkdir()
+            shutil.copyfile(app, wd / "app.lua")
+            job = {"me": nodes[k - 1], "nodes": nodes, "position": k, "job_id": 0,
+                   "duration": args.time, "list_type": "head"}
+            if args.seed is not None:
+                job["seed"] = args.seed
+            (wd / "job.json").write_text(json.dumps(job))
+            proc = subprocess.Popen([luajit, str(NODE_LUA), "job.json", "app.lua"], cwd=wd, env=env,
+                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    preexec_fn=preexec, close_fds=True)
+            node = Node(k, proc, wd)
+            os.set_blocking(proc.stdout.fileno(), False)  # type: ignore[union-attr]
+            sel.register(proc.stdout, selectors.EVENT_READ, node)  # type: ignore[arg-type]
+            running.append(node)
+        deadline = start + args.time
+        open_pipes = n
+        while open_pipes > 0:
+            left = deadline - time.time()
+            if left <= 0:
+                break
+            for key, _ in sel.select(timeout=min(left, 0.5)):
+                node = key.data
+                chunk = os.read(key.fd, 65536)
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    open_pipes -= 1
+                    if node.buf:
+                        output.record(node.k, *parse_line(node.buf))
+                        node.buf = b""
+                    continue
+                node.buf += chunk
+                *lines, node.buf = node.buf.split(b"\n")
+                for line in lines:
+                    output.record(node.k, *parse_line(line))
+                if len(node.buf) > MAX_LINE:
+                    output.record(node.k, *parse_line(node.buf))
+                    node.buf = b""
+        timed_out = open_pipes > 0
+        for node in running:
+            if node.proc.poll() is None and timed_out:
+                try:
+                    os.killpg(node.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                node.proc.wait()
+                output.exit(node.k, 0, "stopped: duration of %s s reached" % args.time)
+                continue
+            code = node.proc.wait()
+            if code < 0:
+                output.exit(node.k, code, f"killed by signal {-code}" + (
+                    " (CPU time limit)" if -code in (signal.SIGXCPU, signal.SIGKILL) else ""))
+                failed = True
+            elif code != 0:
+                output.exit(node.k, code, f"ended with exit code {code}")
+                failed = True
+            else:
+                output.exit(node.k, 0, "ended normally")
+    except KeyboardInterrupt:
+        failed = True
+    finally:
+        for node in running:
+            if node.proc.poll() is None:
+                try:
+                    os.killpg(node.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                node.proc.wait()
+        sel.close()
+        if out_file:
+            out_file.close()
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"run_local: node directories kept in {root}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="splaylab run", description="run a SPLAY app on N local nodes")
+    p.add_argument("app", help="the Lua application")
+    p.add_argument("--nodes", "-n", type=int, default=3)
+    p.add_argument("--time", "-t", type=float, default=30, help="duration in seconds (default 30)")
+    p.add_argument("--seed", type=int, help="seed math.random reproducibly (mixed with the position)")
+    p.add_argument("--out", help="write the JSONL records to this file")
+    p.add_argument("--max-mem", type=int, default=512 * 1024 * 1024, help="address space per node (bytes)")
+    p.add_argument("--quiet", "-q", action="store_true", help="do not print the live log")
+    p.add_argument("--keep", action="store_true", help="keep the nodes' working directories")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    if args.nodes < 1 or args.time <= 0:
+        print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
+        return 2
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
