@@ -28,7 +28,7 @@ class Daemon(models.Model):
     port_hi = models.PositiveIntegerField(default=0)
     session = models.CharField(max_length=64, blank=True)
     version = models.PositiveIntegerField(default=0)
-    sandbox = models.CharField(max_length=16, blank=True)  # "bwrap" | "rlimits", from hello
+    sandbox = models.CharField(max_length=16, blank=True)  # "docker" | "bwrap" | "rlimits", from hello
     channel_name = models.CharField(max_length=200, blank=True)  # current consumer, if any
     created_at = models.DateTimeField(auto_now_add=True)
 
