@@ -1,5 +1,5 @@
 # SplayLab: `make up` runs the service here, `make test` runs every test. Both install first.
-.PHONY: up test deps test-deps frontend bench docker-check clean
+.PHONY: up test deps test-deps frontend bench bench-sandbox docker-check clean
 
 FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) \
 	$(wildcard frontend/index.html frontend/vite.config.* frontend/package.json frontend/tsconfig*.json)
@@ -23,6 +23,9 @@ frontend/dist/index.html: $(FRONTEND_SOURCES)
 
 bench: deps frontend
 	.venv/bin/python bench/run.py
+
+bench-sandbox: deps
+	.venv/bin/python bench/sandbox.py
 
 docker-check: frontend
 	scripts/install-deps.sh --docker

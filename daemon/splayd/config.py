@@ -39,7 +39,7 @@ class Config:
     max_send_mb: int = 1024
     max_receive_mb: int = 1024
     log_lines_per_second: int = 1000
-    sandbox: str = "auto"  # auto | bwrap | rlimits (isolation.py)
+    sandbox: str = "auto"  # auto (bwrap, else rlimits) | docker | bwrap | rlimits (isolation.py)
     bwrap: str = "bwrap"
     work_dir: Path = field(default_factory=lambda: Path("splayd-work"))
     luajit: str = "luajit"
@@ -112,8 +112,8 @@ def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config
                 raise fail(name, f"expected an integer >= {minimum}, got {v!r}")
             values[name] = v
 
-    if values.get("sandbox", "auto") not in ("auto", "bwrap", "rlimits"):
-        raise fail("sandbox", f"expected auto, bwrap or rlimits, got {values['sandbox']!r}")
+    if values.get("sandbox", "auto") not in ("auto", "docker", "bwrap", "rlimits"):
+        raise fail("sandbox", f"expected auto, docker, bwrap or rlimits, got {values['sandbox']!r}")
     if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", values["name"]):
         raise fail("name", f"expected 1-64 letters, digits, '.', '_' or '-', got {values['name']!r}")
     url = urlparse(values["controller"])

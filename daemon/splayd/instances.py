@@ -7,6 +7,11 @@ session (its pid is its process group), with stdin /dev/null, no inherited descr
 minimal environment. The end state and reason come from `exit_outcome` (exit codes of
 docs/architecture.md) or from the daemon's own kill (duration, disk quota, file count);
 every limit is named in the student's words ("killed: CPU time limit of 30 s exceeded").
+With the Docker backend (`sandbox` given: the job's docker_backend.DockerJobSandbox) the
+node is an exec in the job's container instead: its lines arrive through the same `_emit`,
+its returncode goes through the same `exit_outcome`, and the daemon's kills go through
+`kill_instance`; the disk watch and the log rate limit are the same (the working directory
+is under the job directory the container bind-mounts).
 Output is capped at `log_lines_per_second` lines per second: the rest of the second's lines
 are dropped and replaced by one "log rate limit: N lines dropped" record.
 """
@@ -202,6 +207,7 @@ class Instance:
         outbox: Outbox,
         on_end: Callable[["Instance"], None] | None = None,
         isolation: Isolation | None = None,
+        sandbox: Any = None,  # docker_backend.DockerJobSandbox (Docker backend)
     ) -> None:
         self.job = job
         self.node = node
@@ -217,6 +223,8 @@ class Instance:
         self.seq = 0
         self.first_error: str | None = None
         self.proc: asyncio.subprocess.Process | None = None
+        self.sandbox = sandbox
+        self.exec: Any = None  # docker_backend.DockerExec
         self.started_at = 0.0  # time.monotonic()
         self.kill_reason: tuple[str, str] | None = None
         self.task: asyncio.Task[None] | None = None
@@ -242,7 +250,10 @@ class Instance:
             }
         )
 
-    async def start(self, argv: list[str], env: dict[str, str]) -> None:
+    async def start(self, argv: list[str], env: dict[str, str] | None) -> None:
+        if self.sandbox is not None:
+            await self._start_docker(argv, env)
+            return
         try:
             self.proc = await asyncio.create_subprocess_exec(
                 *self.isolation.wrap(argv, self.workdir),
@@ -258,11 +269,29 @@ class Instance:
         except (OSError, ValueError) as e:
             self.finish("FAILED", f"cannot start the node runtime: {e}")
             raise
+        self._running(self._supervise())
+
+    async def _start_docker(self, argv: list[str], env: dict[str, str] | None) -> None:
+        """The node as an exec in the job's container (argv and env are container-side)."""
+        from .docker_backend import DockerSandboxError
+
+        try:
+            self.exec = await self.sandbox.start_instance(
+                self.node, self._emit, workdir=self.workdir, argv=argv, env=env)
+        except DockerSandboxError as e:
+            self.finish("FAILED", f"cannot start the node runtime: {e}")
+            raise
+        if self.done.is_set():  # freed or stopped while its exec was starting
+            self.sandbox.kill_instance(self.node)
+            return
+        self._running(self._supervise_docker())
+
+    def _running(self, supervise: Any) -> None:
         self.started_at = time.monotonic()
         self.state = "RUNNING"
         self.reason = "started"
         self._report()
-        self.task = asyncio.create_task(self._supervise(), name=f"job{self.job}-node{self.node}")
+        self.task = asyncio.create_task(supervise, name=f"job{self.job}-node{self.node}")
         if self.limits.disk_max_size is not None or self.limits.disk_max_files is not None:
             self.watch = asyncio.create_task(self._watch_disk(), name=f"job{self.job}-node{self.node}-disk")
 
@@ -284,6 +313,9 @@ class Instance:
         if not self.running or self.kill_reason:
             return
         self.kill_reason = (state, reason)
+        if self.exec is not None:
+            self.sandbox.kill_instance(self.node)
+            return
         assert self.proc is not None
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
@@ -375,6 +407,22 @@ class Instance:
                 except ProcessLookupError:
                     pass
             raise
+        self._ended(returncode, wall)
+
+    async def _supervise_docker(self) -> None:
+        ex = self.exec
+        try:
+            returncode = await ex.wait()  # once every line was delivered to _emit
+            wall = time.monotonic() - self.started_at
+            self.report_dropped()
+        except asyncio.CancelledError:
+            if self.watch is not None:
+                self.watch.cancel()
+            self.sandbox.kill_instance(self.node)
+            raise
+        self._ended(returncode, wall)
+
+    def _ended(self, returncode: int, wall: float) -> None:
         if self.watch is not None:
             self.watch.cancel()
         if self.kill_reason:

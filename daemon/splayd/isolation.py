@@ -1,4 +1,11 @@
-"""How a node process is isolated from the host: bubblewrap namespaces, or rlimits only.
+"""How a node process is isolated from the host: a Docker container, bubblewrap namespaces,
+or rlimits only.
+
+`sandbox = "docker"` (opt-in; docs/decisions.md): `docker_choose` checks at startup that an
+engine answers (else the daemon stops with the reason), removes this daemon's stale
+containers, builds the sandbox image when absent (docker_image.ensure_image) and prunes
+older ones. Each job then gets one container (docker_backend.DockerJobSandbox, opened by
+jobs.py at the job's first start) and each instance is an exec in it.
 
 `isolation_choose(config, luajit)` runs a one-time probe when the config allows bwrap
 (`sandbox = "auto" | "bwrap"`): the real wrapper around `luajit -e` in a scratch directory.
@@ -24,7 +31,7 @@ from pathlib import Path
 
 logger = logging.getLogger("splayd")
 
-BACKENDS = ("bwrap", "rlimits")
+BACKENDS = ("docker", "bwrap", "rlimits")
 TMP_SIZE = 1024 * 1024  # the private /tmp (tmpfs memory is not under RLIMIT_AS)
 PROBE_TIMEOUT = 10.0
 # Read-only if present: the dynamic loader's files, the time zone, host names.
@@ -33,19 +40,24 @@ TOP_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
 
 class IsolationError(Exception):
-    """`sandbox = "bwrap"` was asked for and bwrap does not work here."""
+    """`sandbox = "bwrap"` or `"docker"` was asked for and does not work here."""
 
 
 @dataclass(frozen=True)
 class Isolation:
-    backend: str  # "bwrap" | "rlimits"
+    backend: str  # "docker" | "bwrap" | "rlimits"
     bwrap: str | None = None
     sandbox_dir: Path | None = None
     luajit: str | None = None
+    image: str | None = None  # docker: the sandbox image's tag
 
     @property
     def is_bwrap(self) -> bool:
         return self.backend == "bwrap"
+
+    @property
+    def is_docker(self) -> bool:
+        return self.backend == "docker"
 
     def wrap(self, argv: list[str], workdir: Path) -> list[str]:
         if not self.is_bwrap:
@@ -118,3 +130,30 @@ def isolation_choose(mode: str, bwrap: str, sandbox_dir: Path, luajit: str, scra
         raise IsolationError(f"sandbox = \"bwrap\" but bwrap does not work here: {why}")
     logger.warning("sandbox: rlimits only (bwrap unusable: %s)", why)
     return Isolation("rlimits")
+
+
+def docker_choose(daemon_name: str, sandbox_dir: Path, luajit: str) -> Isolation:
+    """`sandbox = "docker"`: the engine must answer; stale containers of this daemon are
+    removed, the image is built when absent and older sandbox images are pruned. Blocking
+    (a first image build takes a few seconds): call it from a thread."""
+    from .docker_backend import detect_engine, docker_client, remove_stale_containers
+    from .docker_image import ensure_image, prune_images
+
+    if not detect_engine(timeout=3.0):
+        raise IsolationError(
+            'sandbox = "docker" but no Docker engine answers (DOCKER_HOST or /var/run/docker.sock; '
+            'is dockerd running? scripts/start-dockerd.sh starts one) - or set sandbox = "auto"')
+    try:
+        client = docker_client()
+        try:
+            remove_stale_containers(daemon_name, client)
+            tag = ensure_image(sandbox_dir, client=client, luajit=luajit)
+            pruned = prune_images(client, keep=tag)
+        finally:
+            client.close()
+    except Exception as e:  # ImageError, DockerException, OSError
+        raise IsolationError(f'sandbox = "docker" but the Docker engine failed: {e}') from None
+    if pruned:
+        logger.info("removed %d old sandbox image(s): %s", len(pruned), ", ".join(pruned))
+    logger.info("sandbox: docker (image %s): one container per job, instances as execs", tag)
+    return Isolation("docker", sandbox_dir=Path(sandbox_dir).resolve(), luajit=luajit, image=tag)

@@ -5,6 +5,10 @@ code and node list from `list`, and the Instances. A slot is released when its i
 ends, when the controller frees it, or when a reservation is not started within
 RESERVATION_TIMEOUT. A job's working directory (work_dir/job-<id>/) is removed when the job
 holds no slot any more.
+
+Docker backend: a job's container (docker_backend.DockerJobSandbox, `job.sandbox`) is opened at
+the job's first `start` (its directory exists by then) and closed (killed and removed) when
+the job is freed or stopped, or the daemon shuts down (`kill_all` waits for the closes).
 """
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ from typing import Any
 
 from .config import MB, Config
 from .instances import Instance, Limits, fmt_seconds
-from .isolation import Isolation
+from .docker_backend import NODE_ARGV, DockerJobSandbox, DockerSandboxError
+from .isolation import TMP_SIZE, Isolation
 from .outbox import Outbox
 
 logger = logging.getLogger("splayd")
@@ -48,6 +53,7 @@ class Job:
     list_size: int = 0
     listed: dict[int, int] = field(default_factory=dict)  # node -> port
     instances: dict[int, Instance] = field(default_factory=dict)  # node -> Instance
+    sandbox: Any = None  # docker_backend.DockerJobSandbox (Docker backend), once started
 
 
 def _int(cmd: dict[str, Any], name: str, minimum: int = 0) -> int:
@@ -121,6 +127,7 @@ class JobManager:
         self.luajit = luajit
         self.isolation = isolation or Isolation("rlimits")
         self.jobs: dict[int, Job] = {}
+        self.closing: set[asyncio.Task[None]] = set()  # Docker containers being removed
 
     # queries
     def used_slots(self) -> int:
@@ -246,14 +253,18 @@ class JobManager:
             raise CommandError(f"job {job.id} was not listed before start")
         started: list[int] = []
         errors: list[str] = []
-        for node, port in sorted(job.listed.items()):
-            if node in job.instances:
-                continue
+        todo = [(n, p) for n, p in sorted(job.listed.items()) if n not in job.instances]
+        unavailable = await self._open_sandbox(job) if todo and self.isolation.is_docker else None
+        for node, port in todo:
             inst = self._prepare(job, node, port)
+            if unavailable:
+                inst.finish("FAILED", f"cannot start the node runtime: {unavailable}")
+                errors.append(f"node {node}: {unavailable}")
+                continue
             try:
-                await inst.start(self._argv(), self._env(inst.workdir))
+                await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir))
                 started.append(node)
-            except (OSError, ValueError) as e:
+            except (OSError, ValueError, DockerSandboxError) as e:
                 errors.append(f"node {node}: {e}")
         if errors and not started:
             return {"ok": False, "reason": "; ".join(errors)}
@@ -268,6 +279,43 @@ class JobManager:
         return {"ok": True}
 
     # helpers
+    async def _open_sandbox(self, job: Job) -> str | None:
+        """Docker backend: open the job's container (once); None, or why it cannot run."""
+        if job.sandbox is not None:
+            return None
+        job_dir = self.job_dir(job.id)
+        job_dir.mkdir(parents=True, exist_ok=True)
+        count = max(len(job.listed), len(job.ports), 1)
+        try:
+            sandbox = await asyncio.to_thread(
+                DockerJobSandbox, daemon_name=self.config.name, job=job.id, job_dir=job_dir,
+                sandbox_dir=self.config.sandbox_dir, limits=job.limits, instances=count,
+                image=self.isolation.image, luajit=self.luajit,
+                # the same private /tmp budget per instance as bubblewrap's (one tmpfs per job)
+                tmp_mb=count * max(1, TMP_SIZE // MB))
+            job.sandbox = sandbox
+            await sandbox.open()
+        except Exception as e:  # DockerSandboxError, ImageError, DockerException
+            logger.error("job %s: cannot open its sandbox container: %s", job.id, e)
+            if job.sandbox is not None:
+                self._close_sandbox(job)
+            return str(e) or type(e).__name__
+        logger.info("job %s: container %s for %d instance(s)", job.id, sandbox.name, count)
+        return None
+
+    def _close_sandbox(self, job: Job) -> None:
+        sandbox, job.sandbox = job.sandbox, None
+        if sandbox is None:
+            return
+        task = asyncio.create_task(sandbox.close(), name=f"job{job.id}-close")
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+    async def wait_closed(self) -> None:
+        """Wait for the containers being removed (shutdown)."""
+        if self.closing:
+            await asyncio.gather(*list(self.closing), return_exceptions=True)
+
     def job_dir(self, job_id: int) -> Path:
         return self.config.work_dir / f"job-{int(job_id)}"
 
@@ -290,11 +338,13 @@ class JobManager:
         }
         (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
         inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end,
-                        isolation=self.isolation)
+                        isolation=self.isolation, sandbox=job.sandbox)
         job.instances[node] = inst
         return inst
 
     def _argv(self) -> list[str]:
+        if self.isolation.is_docker:  # paths inside the container
+            return list(NODE_ARGV)
         return [self.luajit, str(self.config.node_lua), "job.json", "app.lua"]
 
     @staticmethod
@@ -313,6 +363,7 @@ class JobManager:
             return
         if self.jobs.get(job.id) is job:
             del self.jobs[job.id]
+        self._close_sandbox(job)
         shutil.rmtree(self.job_dir(job.id), ignore_errors=True)
         logger.info("job %s: freed", job.id)
 
@@ -333,6 +384,7 @@ class JobManager:
 
     async def kill_all(self, reason: str) -> None:
         await asyncio.gather(*(self._kill_job(j, "KILLED", reason) for j in list(self.jobs.values())))
+        await self.wait_closed()
 
     def on_tick(self, now: float) -> None:
         """Enforce wall-clock durations and expire unused reservations (every 0.1 s)."""

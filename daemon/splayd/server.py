@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from .config import Config
 from .connection import Connection, Refused
-from .isolation import IsolationError, isolation_choose
+from .isolation import IsolationError, docker_choose, isolation_choose
 from .jobs import JobManager
 from .outbox import Outbox
 
@@ -94,8 +94,11 @@ class Server:
         except OSError as e:
             raise StartupError(f"work_dir: cannot create {cfg.work_dir}: {e.strerror}") from None
         try:
-            isolation = isolation_choose(cfg.sandbox, cfg.bwrap, cfg.sandbox_dir, luajit,
-                                         cfg.work_dir / ".probe")
+            if cfg.sandbox == "docker":
+                isolation = await asyncio.to_thread(docker_choose, cfg.name, cfg.sandbox_dir, luajit)
+            else:
+                isolation = isolation_choose(cfg.sandbox, cfg.bwrap, cfg.sandbox_dir, luajit,
+                                             cfg.work_dir / ".probe")
         except IsolationError as e:
             raise StartupError(str(e)) from None
         self.outbox = Outbox()

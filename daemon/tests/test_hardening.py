@@ -43,8 +43,9 @@ def test_runtime_limits_default_to_the_config_and_are_lowered_never_raised(tmp_p
 
 def test_config_sandbox_field(tmp_path: Path) -> None:
     assert make_config(tmp_path, "ws://x/").sandbox == "auto"
-    with pytest.raises(ConfigError, match=r"sandbox: expected auto, bwrap or rlimits, got 'docker'"):
-        make_config(tmp_path, "ws://x/", sandbox="docker")
+    assert make_config(tmp_path, "ws://x/", sandbox="docker").sandbox == "docker"
+    with pytest.raises(ConfigError, match=r"sandbox: expected auto, docker, bwrap or rlimits, got 'podman'"):
+        make_config(tmp_path, "ws://x/", sandbox="podman")
 
 
 def test_fmt_size() -> None:

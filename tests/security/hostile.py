@@ -7,8 +7,12 @@ each node's outcome: state, exit reason, exit code and the log lines the student
 
 `escaped=True` runs the program with plain `luajit app.lua` instead of the sandbox's
 node.lua: the whole standard library (io.open, os.execute, ...), as if the Lua
-environment had a hole. Those cases show what the OS layer alone (bubblewrap + rlimits +
-the daemon's checks) still holds.
+environment had a hole. Those cases show what the OS layer alone (bubblewrap or the Docker
+container + rlimits + the daemon's checks) still holds.
+
+Backends: "bwrap" and "rlimits" (process backend) and "docker" (one container per job, the
+engine started by scripts/start-dockerd.sh and the image built once per session:
+`docker_image_tag()`).
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from splayd.config import DEFAULT_SANDBOX_DIR, Config, config_from_dict
+from splayd.docker_image import IMAGE_LUAJIT
 from splayd.isolation import Isolation
 from splayd.jobs import JobManager
 from splayd.outbox import Outbox
@@ -31,7 +36,10 @@ from splayd.outbox import Outbox
 LUAJIT = shutil.which("luajit") or "luajit"
 BWRAP = shutil.which("bwrap")
 MB = 1024 * 1024
-BACKENDS = ("bwrap", "rlimits")
+BACKENDS = ("bwrap", "rlimits", "docker")
+ISOLATED = ("bwrap", "docker")  # the backends that hide the host (for the escaped programs)
+REPO = Path(__file__).resolve().parents[2]
+DOCKER_DAEMON = f"sec-docker-{os.getpid()}"  # this run's containers (removed at the end)
 
 # Prelude of escaped programs: `out(...)` writes a print record like the runtime does.
 ESCAPED_PRELUDE = (
@@ -54,7 +62,30 @@ class Outcome:
         return [text for _, text in self.lines]
 
 
+@functools.lru_cache(maxsize=None)
+def docker_image_tag() -> str:
+    """Start the engine when none answers (scripts/start-dockerd.sh) and build the sandbox
+    image when absent; once per session."""
+    import subprocess
+
+    from splayd.docker_image import ensure_image
+
+    proc = subprocess.run([str(REPO / "scripts" / "start-dockerd.sh")], capture_output=True, text=True,
+                          timeout=150)
+    assert proc.returncode == 0, f"scripts/start-dockerd.sh failed:\n{proc.stdout}\n{proc.stderr}"
+    return ensure_image(DEFAULT_SANDBOX_DIR, luajit=LUAJIT)
+
+
+def remove_docker_leftovers() -> list[str]:
+    from splayd.docker_backend import remove_stale_containers
+
+    return remove_stale_containers(DOCKER_DAEMON)
+
+
 def isolation_for(backend: str) -> Isolation:
+    if backend == "docker":
+        return Isolation("docker", sandbox_dir=DEFAULT_SANDBOX_DIR.resolve(), luajit=LUAJIT,
+                         image=docker_image_tag())
     if backend == "bwrap":
         assert BWRAP, "bwrap is required (Debian package bubblewrap, installed by scripts/install-deps.sh)"
         return Isolation("bwrap", BWRAP, DEFAULT_SANDBOX_DIR.resolve(), LUAJIT)
@@ -65,7 +96,7 @@ class HostDaemon:
     def __init__(self, tmp_path: Path, backend: str = "bwrap", ports: tuple[int, int] = (27400, 27499),
                  **config: Any) -> None:
         data: dict[str, Any] = {
-            "name": "sec-1", "controller": "ws://127.0.0.1:1/ws/daemon/", "key": "k",
+            "name": DOCKER_DAEMON if backend == "docker" else "sec-1", "controller": "ws://127.0.0.1:1/ws/daemon/", "key": "k",
             "max_instances": 8, "ports": list(ports), "max_mem_mb": 128, "max_cpu_seconds": 5,
             "work_dir": str(tmp_path / "work"),
         }
@@ -106,7 +137,8 @@ class HostDaemon:
                    "list_type": list_type, "list_size": list_size, "limits": limits or {}}
         assert (await m.handle(listing))["ok"]
         if escaped:
-            m._argv = lambda: [LUAJIT, "app.lua"]  # type: ignore[method-assign]
+            luajit = IMAGE_LUAJIT if self.backend == "docker" else LUAJIT
+            m._argv = lambda: [luajit, "app.lua"]  # type: ignore[method-assign]
         try:
             reply = await m.handle({"type": "start", "job": job})
         finally:
@@ -122,6 +154,7 @@ class HostDaemon:
             self.outbox.flush_logs()
         if watcher:
             await watcher
+        await m.wait_closed()  # Docker: the job's container is removed
         self.outbox.flush_logs()
         lines = [ln for msg in self.outbox.queue if msg["type"] == "log" and msg["job"] == job
                  for ln in msg["lines"]]
