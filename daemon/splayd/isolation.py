@@ -82,14 +82,16 @@ def bwrap_argv(bwrap: str, sandbox_dir: Path, luajit: str, workdir: Path) -> lis
             args += ["--ro-bind", top, top]
     for path in ETC_FILES:
         args += ["--ro-bind-try", path, path]
+    # The private /tmp first: binds listed after it land on top, so a runtime or working dir
+    # that lives under /tmp (a checkout in /tmp, pytest's tmp_path) stays visible.
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_SIZE), "--tmpfs", "/tmp"]
     sandbox = str(Path(sandbox_dir).resolve())
     args += ["--ro-bind", sandbox, sandbox]
     luajit_dir = os.path.dirname(os.path.realpath(luajit))
     if not (luajit_dir + "/").startswith(("/usr/", "/bin/", "/lib")):
         args += ["--ro-bind", luajit_dir, luajit_dir]
     work = str(workdir)
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(TMP_SIZE), "--tmpfs", "/tmp",
-             "--bind", work, work, "--chdir", work]
+    args += ["--bind", work, work, "--chdir", work]
     if os.geteuid() == 0:
         args += ["--cap-drop", "ALL"]
     return args + ["--"]

@@ -91,3 +91,22 @@ def test_bwrap_exit_status_of_a_signal_becomes_minus_the_signal() -> None:
     b = Isolation("bwrap", "/usr/bin/bwrap", DEFAULT_SANDBOX_DIR, "luajit")
     assert [b.returncode(rc) for rc in (0, 1, 4, 137, 152, 153)] == [0, 1, 4, -9, -24, -25]
     assert Isolation("rlimits").returncode(137) == 137
+
+
+def test_bwrap_runs_a_runtime_and_working_dir_that_live_under_tmp(tmp_path: Path) -> None:
+    """A checkout under /tmp (CI clones, pytest's tmp_path) must stay visible under the private
+    /tmp that bwrap mounts: the binds come after the tmpfs."""
+    import subprocess
+    assert str(tmp_path).startswith("/tmp/")
+    sandbox = tmp_path / "checkout" / "sandbox"
+    shutil.copytree(DEFAULT_SANDBOX_DIR, sandbox)
+    work = tmp_path / "node-1"
+    work.mkdir()
+    (work / "app.lua").write_text('print("hello from under /tmp")\n')
+    (work / "job.json").write_text('{"me": {"ip": "127.0.0.1", "port": 20000}, '
+                                   '"nodes": [{"ip": "127.0.0.1", "port": 20000}], "position": 1}')
+    luajit = shutil.which("luajit") or "luajit"
+    iso = Isolation("bwrap", shutil.which("bwrap") or "bwrap", sandbox, luajit)
+    argv = iso.wrap([luajit, str(sandbox / "node.lua"), "job.json", "app.lua"], work)
+    result = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=30)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "print\thello from under /tmp\n", "")

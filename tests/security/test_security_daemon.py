@@ -294,7 +294,10 @@ async def test_a_second_job_sees_nothing_of_the_first(isolated: HostDaemon) -> N
 @pytest.mark.parametrize("backend", ISOLATED)
 async def test_a_hostile_job_does_not_disturb_another(tmp_path: Path, backend: str) -> None:
     d = HostDaemon(tmp_path, backend, log_lines_per_second=200)
-    hostile = d.run("while true do print(string.rep('z', 5000)) end", job=1, nodes=2, max_cpu=1)
+    # It floods and spins: a flood alone mostly waits on its pipe and may take long to use its
+    # 1 s of CPU under load, so the duration is far beyond it.
+    hostile = d.run("while true do print(string.rep('z', 5000)) for _ = 1, 1e6 do end end",
+                    job=1, nodes=2, max_cpu=1, duration=60)
     calm = d.run("for i = 1, 5 do print(i) events.sleep(0.2) end", job=2, nodes=2)
     bad, good = await asyncio.gather(hostile, calm)
     assert [(o.state, o.reason) for o in bad] == [CPU[:2]] * 2
