@@ -6,9 +6,16 @@
    call, as SPLAY's rpc does, and one persistent connection).
 3. Time to start 100 and 1,000 instances with the local runner (process backend): from launch
    until every node has printed its first record.
+4. Optional, `--scale` (not run by default, minutes): the largest number of Chord instances this
+   machine holds. Runs sandbox/apps/chord.lua at 200, 500, 1000, 2000 nodes (`--scale-levels`)
+   and reads the JSONL metrics: success rate = lookups answered / lookups tried (each node
+   tries 5), median `lookup_latency`. The baseline is an idle run (`--scale-idle`, 10 nodes);
+   a level passes when the success rate is >= 99 % and the median latency is within 10 % of
+   the baseline's (`--scale-slack`). Stops at the first level that fails.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -104,8 +111,63 @@ def start_time(nodes: int) -> None:
     print(f"start {nodes} instances (local runner, process backend): {elapsed:.2f} s until all printed")
 
 
+def chord_lookups(nodes: int) -> tuple[float, float | None, int]:
+    """One chord.lua run of `nodes` nodes -> (success rate, median lookup latency in s, tries)."""
+    # chord.lua joins nodes 0.1 s apart, runs lookups 18 s after each node starts and ends 6 s
+    # later: leave the runner the join time of the last node plus that.
+    duration = int(0.1 * nodes + 40)
+    with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
+        subprocess.run([*RUN_LOCAL, str(ROOT / "sandbox" / "apps" / "chord.lua"), "--nodes", str(nodes),
+                        "--time", str(duration), "--quiet", "--out", out.name],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        latencies, ok, failed = [], 0, 0
+        for rec in map(json.loads, out):
+            if rec.get("kind") == "metric" and rec.get("name") == "lookup_latency":
+                latencies.append(float(rec["value"]))
+            elif rec.get("kind") == "log" and rec.get("text", "").startswith("lookup key="):
+                if rec["text"].endswith(" failed"):
+                    failed += 1
+                else:
+                    ok += 1
+    tries = nodes * 5   # chord.lua: lookups(5) per node; a node that died tried none
+    return ok / tries, (statistics.median(latencies) if latencies else None), ok + failed
+
+
+def scale(levels: list[int], idle: int, slack: float, min_success: float) -> None:
+    rate, base, _ = chord_lookups(idle)
+    if base is None:
+        print(f"scale: the idle run ({idle} nodes) produced no lookup; giving up")
+        return
+    print(f"scale: idle run, {idle} nodes: success {rate:.1%}, median lookup {base * 1e3:.2f} ms")
+    best = None
+    for n in levels:
+        t0 = time.monotonic()
+        rate, med, tried = chord_lookups(n)
+        within = med is not None and med <= base * (1 + slack)
+        passed = rate >= min_success and within
+        med_text = f"{med * 1e3:.2f} ms ({med / base:.2f}x idle)" if med is not None else "none"
+        print(f"scale: {n} nodes: success {rate:.1%} ({tried} of {n * 5} lookups reported), median "
+              f"lookup {med_text}, {time.monotonic() - t0:.0f} s -> {'pass' if passed else 'FAIL'}")
+        if not passed:
+            break
+        best = n
+    print(f"scale: largest level held: {best if best else 'none'} Chord instances "
+          f"({os.cpu_count()} cores)")
+
+
 if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--scale", action="store_true", help="only the Chord scale ramp (minutes)")
+    parser.add_argument("--scale-levels", default="200,500,1000,2000")
+    parser.add_argument("--scale-idle", type=int, default=10, help="nodes of the baseline run")
+    parser.add_argument("--scale-slack", type=float, default=0.10, help="allowed latency increase")
+    parser.add_argument("--scale-success", type=float, default=0.99, help="minimum success rate")
+    args = parser.parse_args()
     print(f"SplayLab sandbox benchmarks ({os.cpu_count()} cores)")
+    if args.scale:
+        scale([int(x) for x in args.scale_levels.split(",")], args.scale_idle, args.scale_slack,
+              args.scale_success)
+        sys.exit(0)
     rpc_ratio()
     chord_memory()
     for n in (100, 1000):

@@ -19,7 +19,8 @@ Main loop: run ready threads in order; when none is ready, socket.select over th
 threads wait on, with the nearest timer as timeout (sockets are also polled between rounds so
 a busy thread set cannot starve the network). The loop ends when no thread is ready, sleeping
 or waiting on a socket (threads blocked forever on an event cannot be woken: they are dropped).
-An error in a thread calls M.on_error(co, err) (node.lua: log it and exit 1).
+An error in a thread calls M.on_error(co, err) (node.lua: log it and exit 1). M.on_idle, when
+set, is called once, the first time the loop is about to block.
 Outside a thread, sleep blocks the process; wait and lock raise (nothing could wake them).
 Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once).
 ]]
@@ -39,6 +40,7 @@ local KILLED = {}          -- sentinel yielded by a thread that killed itself
 local recs = {}            -- coroutine -> record {co, token, waiting, wake_args, sock, dir}
 local ready = {}           -- records to resume next round, in order
 local timers = {}          -- binary heap of {when, rec, token}
+local stale = 0            -- entries of timers whose thread was woken otherwise (or killed)
 local waiters = {}         -- event name -> list of {rec, token}
 local readers, writers = {}, {}   -- raw socket -> record
 local nsock = 0
@@ -79,6 +81,25 @@ local function heap_pop()
   return top
 end
 
+-- A thread woken before its deadline leaves a stale entry in the heap, which would keep the
+-- thread (its coroutine and stack) alive until the deadline (rpc: 60 s). Drop them in bulk
+-- once they make up half the heap.
+local function forget_timer(rec)
+  if rec.timed then
+    rec.timed = nil
+    stale = stale + 1
+    if stale > 32 and stale * 2 > #timers then
+      local kept = {}
+      for _, t in ipairs(timers) do
+        local r = t[2]
+        if r.timed and r.token == t[3] and not r.dead then kept[#kept + 1] = t end
+      end
+      table.sort(kept, function(a, b) return a[1] < b[1] end)   -- a sorted array is a heap
+      timers, stale = kept, 0
+    end
+  end
+end
+
 -- threads ----------------------------------------------------------------------------------
 local function current()
   local co = running()
@@ -99,6 +120,7 @@ local function wake(rec, token, ...)
   rec.waiting = false
   rec.token = rec.token + 1
   drop_socket_wait(rec)
+  forget_timer(rec)
   rec.wake_args = { n = select("#", ...), ... }
   ready[#ready + 1] = rec
   return true
@@ -107,7 +129,7 @@ end
 -- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
 local function suspend(rec, deadline)
   rec.waiting = true
-  if deadline then heap_push({ deadline, rec, rec.token }) end
+  if deadline then heap_push({ deadline, rec, rec.token }); rec.timed = true end
   return yield(SUSPEND)
 end
 
@@ -226,6 +248,7 @@ function M.kill(co)
   rec.dead = true
   rec.waiting = false
   drop_socket_wait(rec)
+  forget_timer(rec)
   recs[co] = nil
   count = count - 1
   if running() == co then yield(KILLED) end
@@ -317,7 +340,9 @@ end
 local function fire_timers(now)
   while timers[1] and timers[1][1] <= now do
     local t = heap_pop()
-    wake(t[2], t[3], false, "timeout")
+    local rec = t[2]
+    if rec.token == t[3] then rec.timed = nil end   -- this entry is gone: not stale
+    wake(rec, t[3], false, "timeout")
   end
 end
 
@@ -336,6 +361,15 @@ local function poll_sockets(timeout)
   end
 end
 
+-- M.on_idle(): called once, the first time the loop has nothing to run and is about to block
+-- (node.lua: a full garbage collection once the app has set itself up).
+local idle_done = false
+local function idle()
+  if idle_done then return end
+  idle_done = true
+  if M.on_idle then M.on_idle() end
+end
+
 function M.run(f)
   if f ~= nil then M.thread(f) end
   if looping then return end   -- run() from inside a thread only schedules f
@@ -349,11 +383,15 @@ function M.run(f)
         step(rec)
         if exiting then break end
       end
-      if nsock > 0 and not exiting then poll_sockets(0) end
+      -- poll between rounds only when threads are still ready (no starvation); otherwise the
+      -- next round blocks in select anyway, and a second select here would cost a syscall
+      if nsock > 0 and #ready > 0 and not exiting then poll_sockets(0) end
     elseif nsock > 0 then
+      idle()
       local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
       poll_sockets(timeout)
     elseif timers[1] then
+      idle()
       platform.sleep(timers[1][1] - platform.now())
     else
       break
@@ -361,7 +399,7 @@ function M.run(f)
   end
   if exiting then
     recs, ready, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}
-    nsock, count, exiting = 0, 0, false
+    nsock, count, exiting, stale = 0, 0, false, 0
   end
   looping = false
 end
