@@ -2,6 +2,7 @@
 """Run a SPLAY application on N local nodes, without the service (SPLAY's "run locally").
 
     python sandbox/run_local.py APP.lua --nodes N --time S [--seed K] [--out FILE.jsonl]
+                                [--backend process|docker]
     (also `./splaylab run ...`)
 
 Each node is `luajit sandbox/node.lua job.json app.lua` in its own temporary working directory,
@@ -10,7 +11,16 @@ in its own session, with rlimits (address space, CPU, open files, file size, no 
 127.0.0.1; job.nodes lists all N nodes, job.position = k. The merged log is printed live as
 `node  k HH:MM:SS.mmm level text`; --out gets one JSON object per line (schema in
 sandbox/README.md). Exit status: 0 when every node ended normally or the time ran out, 1 when a
-node failed (non-zero exit), 2 on bad usage. Standard library only.
+node failed (non-zero exit), 2 on bad usage or when the backend cannot run here. Standard
+library only for the default backend.
+
+`--backend docker` runs the same nodes as execs in one hardened container (splayd's own Docker
+backend, daemon/splayd/docker_backend.py: read-only root, no capabilities, no-new-privileges,
+pids and memory limits, host networking, the sandbox image built from host files when absent
+by docker_image.py). The node directories are bind-mounted at /work; the rlimits are the same.
+The Docker SDK is imported only then (from the repository's daemon/ folder and the running
+Python's packages); without it, or without an engine that answers, the runner says so and
+exits 2. Same console output, same JSONL, same exit status.
 """
 from __future__ import annotations
 
@@ -31,6 +41,7 @@ from pathlib import Path
 from typing import IO, Any, Callable
 
 SANDBOX = Path(__file__).resolve().parent
+DAEMON_DIR = SANDBOX.parent / "daemon"  # splayd (the Docker backend), imported on demand
 NODE_LUA = SANDBOX / "node.lua"
 LEVELS = {"debug", "info", "warning", "error", "print", "metric"}
 MAX_LINE = 4096
@@ -128,7 +139,30 @@ class Output:
             self.out.write(json.dumps(rec) + "\n")
 
 
+def report_exit(output: Output, k: int, code: int) -> bool:
+    """The exit record of a node that ended by itself; True when it failed."""
+    if code < 0:
+        output.exit(k, code, f"killed by signal {-code}" + (
+            " (CPU time limit)" if -code in (signal.SIGXCPU, signal.SIGKILL) else ""))
+        return True
+    if code != 0:
+        output.exit(k, code, f"ended with exit code {code}")
+        return True
+    output.exit(k, 0, "ended normally")
+    return False
+
+
+def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> dict[str, Any]:
+    job = {"me": nodes[k - 1], "nodes": nodes, "position": k, "job_id": 0,
+           "duration": args.time, "list_type": "head"}
+    if args.seed is not None:
+        job["seed"] = args.seed
+    return job
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.backend == "docker":
+        return run_docker(args)
     app = Path(args.app)
     if not app.is_file():
         print(f"run_local: no such file: {app}", file=sys.stderr)
@@ -154,11 +188,7 @@ def run(args: argparse.Namespace) -> int:
             wd = root / f"node-{k}"
             wd.mkdir()
             shutil.copyfile(app, wd / "app.lua")
-            job = {"me": nodes[k - 1], "nodes": nodes, "position": k, "job_id": 0,
-                   "duration": args.time, "list_type": "head"}
-            if args.seed is not None:
-                job["seed"] = args.seed
-            (wd / "job.json").write_text(json.dumps(job))
+            (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
             proc = subprocess.Popen([luajit, str(NODE_LUA), "job.json", "app.lua"], cwd=wd, env=env,
                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, start_new_session=True,
@@ -200,16 +230,7 @@ def run(args: argparse.Namespace) -> int:
                 node.proc.wait()
                 output.exit(node.k, 0, "stopped: duration of %s s reached" % args.time)
                 continue
-            code = node.proc.wait()
-            if code < 0:
-                output.exit(node.k, code, f"killed by signal {-code}" + (
-                    " (CPU time limit)" if -code in (signal.SIGXCPU, signal.SIGKILL) else ""))
-                failed = True
-            elif code != 0:
-                output.exit(node.k, code, f"ended with exit code {code}")
-                failed = True
-            else:
-                output.exit(node.k, 0, "ended normally")
+            failed = report_exit(output, node.k, node.proc.wait()) or failed
     except KeyboardInterrupt:
         failed = True
     finally:
@@ -230,6 +251,121 @@ def run(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+class RunLimits:
+    """What docker_backend.DockerJobSandbox needs (its SandboxLimits): the process backend's
+    rlimits."""
+
+    def __init__(self, max_mem: int, max_cpu: int, max_open_files: int, max_file_size: int) -> None:
+        self.max_mem, self.max_cpu = max_mem, max_cpu
+        self.max_open_files, self.max_file_size = max_open_files, max_file_size
+
+
+def load_docker_backend() -> tuple[Any, str | None]:
+    """(the splayd.docker_backend module, None) or (None, why the Docker backend cannot run)."""
+    try:
+        import docker  # noqa: F401  (the SDK: only for --backend docker)
+    except ImportError:
+        return None, ("--backend docker needs the Docker SDK for Python, not installed for "
+                      f"{sys.executable} (pip install docker; ./splaylab run uses the project's .venv)")
+    if str(DAEMON_DIR) not in sys.path:
+        sys.path.insert(0, str(DAEMON_DIR))
+    try:
+        from splayd import docker_backend
+    except ImportError as e:
+        return None, f"--backend docker: cannot import splayd's Docker backend from {DAEMON_DIR}: {e}"
+    if not docker_backend.detect_engine(timeout=3.0):
+        return None, ("--backend docker: no Docker engine answers (DOCKER_HOST or /var/run/docker.sock); "
+                      "start one, e.g. `sudo scripts/start-dockerd.sh`, or use --backend process")
+    return docker_backend, None
+
+
+def run_docker(args: argparse.Namespace) -> int:
+    import asyncio
+
+    app = Path(args.app)
+    if not app.is_file():
+        print(f"run_local: no such file: {app}", file=sys.stderr)
+        return 2
+    luajit = shutil.which("luajit")  # the image is built from the host's luajit and its libraries
+    if not luajit:
+        print("run_local: luajit not found (apt-get install luajit)", file=sys.stderr)
+        return 2
+    backend, why = load_docker_backend()
+    if backend is None:
+        print(f"run_local: {why}", file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_run_docker(args, app, luajit, backend))
+    except KeyboardInterrupt:
+        return 1
+
+
+async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend: Any) -> int:
+    import asyncio
+
+    n, host = args.nodes, "127.0.0.1"
+    base = free_port_base(n, host)  # host networking: the same ports as the process backend
+    nodes = [{"ip": host, "port": base + i} for i in range(n)]
+    root = Path(tempfile.mkdtemp(prefix="splaylab-run-"))
+    root.chmod(0o755)  # bind-mounted at /work: the sandbox user (nobody under root) walks it
+    for k in range(1, n + 1):
+        wd = root / f"node-{k}"
+        wd.mkdir()
+        shutil.copyfile(app, wd / "app.lua")
+        (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
+    limits = RunLimits(args.max_mem, int(args.time) + 5, 256, 64 * 1024 * 1024)
+    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
+    failed = False
+    sandbox = None
+    execs: dict[int, Any] = {}
+    try:
+        try:
+            sandbox = backend.DockerJobSandbox(daemon_name=f"run-local-{os.getpid()}", job=0, job_dir=root,
+                                               sandbox_dir=SANDBOX, limits=limits, instances=n, luajit=luajit)
+            await sandbox.open()  # builds the image when absent (a few seconds, once)
+        except Exception as e:  # DockerSandboxError, ImageError, DockerException
+            print(f"run_local: cannot start the sandbox container: {e}", file=sys.stderr)
+            return 2
+        start = time.time()
+        output = Output(out_file, start, args.quiet)
+
+        def on_line(k: int) -> Callable[[bytes, bool, str], None]:
+            return lambda line, truncated, stream: output.record(k, *parse_line(line))
+
+        async def start_node(k: int) -> None:
+            execs[k] = await sandbox.start_instance(k, on_line(k), workdir=root / f"node-{k}")
+
+        results = await asyncio.gather(*(start_node(k) for k in range(1, n + 1)), return_exceptions=True)
+        errors = [r for r in results if isinstance(r, BaseException)]
+        if errors:
+            print(f"run_local: {errors[0]}", file=sys.stderr)
+            return 1
+        waits = {k: asyncio.ensure_future(ex.wait()) for k, ex in execs.items()}
+        await asyncio.wait(list(waits.values()), timeout=max(0.0, start + args.time - time.time()))
+        stopped = {k for k, w in waits.items() if not w.done()}
+        for k in sorted(stopped):
+            execs[k].kill()
+        if stopped:  # their last lines come before their exit records
+            await asyncio.wait([waits[k] for k in stopped], timeout=10)
+        for k in sorted(execs):
+            if k in stopped:
+                output.exit(k, 0, "stopped: duration of %s s reached" % args.time)
+            else:
+                failed = report_exit(output, k, waits[k].result()) or failed
+    except asyncio.CancelledError:
+        failed = True
+    finally:
+        if sandbox is not None:
+            await sandbox.close()  # kills what still runs, removes the container
+        if out_file:
+            out_file.close()
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+        else:
+            print(f"run_local: node directories kept in {root}", file=sys.stderr)
+    return 1 if failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="splaylab run", description="run a SPLAY app on N local nodes")
     p.add_argument("app", help="the Lua application")
@@ -240,6 +376,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--max-mem", type=int, default=512 * 1024 * 1024, help="address space per node (bytes)")
     p.add_argument("--quiet", "-q", action="store_true", help="do not print the live log")
     p.add_argument("--keep", action="store_true", help="keep the nodes' working directories")
+    p.add_argument("--backend", choices=("process", "docker"), default="process",
+                   help="process: one sandboxed process per node (default); docker: the nodes "
+                        "in one hardened container (needs the Docker SDK and an engine)")
     return p
 
 

@@ -10,7 +10,7 @@ Contents (no shell, no package manager, nothing setuid):
   /usr/bin/luajit                       the host's LuaJIT (IMAGE_LUAJIT)
   every shared library it and the Lua C modules need (ldd), the dynamic loader included,
     each at the path ldd names (symlinks resolved into regular files)
-  the C modules socket.core, mime.core, cjson and the Lua files of LuaSocket
+  the C modules socket.core, mime.core, cjson, lfs and the Lua files of LuaSocket
     (socket.lua, socket/*.lua, mime.lua, ltn12.lua), at their host paths, found with the host
     luajit's own package.searchpath so that luajit in the image finds them the same way
   /sandbox                              the runtime of sandbox/: node.lua and lib/ (SANDBOX_INCLUDE)
@@ -45,7 +45,9 @@ IMAGE_SANDBOX = "/sandbox"
 IMAGE_WORK = "/work"
 IMAGE_LAUNCH = "/usr/lib/splaylab/launch.lua"
 LAYOUT_VERSION = "1"  # bump when the layout below changes without any host file changing
-C_MODULES = ("socket.core", "mime.core", "cjson")
+# lfs (lua-filesystem): the restricted io (sandbox/lib/splaylab/fs.lua) needs it to refuse
+# symbolic links and to count the files present at start against disk_max_size/_files.
+C_MODULES = ("socket.core", "mime.core", "cjson", "lfs")
 LUA_MODULES = ("socket", "ltn12", "mime")
 LUA_DIRS = ("socket",)  # every .lua file of these packages (socket.http, socket.url, ...)
 # What the image takes of sandbox/: the runtime only (not its specs, tests, example apps or

@@ -2,14 +2,19 @@
 exact outcome: instance state, exit reason and the records the student sees.
 
 Every program is a student program (sandbox/node.lua, SPLAY's API: splay.base, socket, rpc,
-urpc, io) run through splayd's JobManager under bubblewrap (hostile.py's HostDaemon), with
-its limits given the way the controller gives them: the register/list "limits" object that
-the daemon lowers into job.json (daemon/splayd/jobs.py runtime_limits).
+urpc, io) run through splayd's JobManager (hostile.py's HostDaemon), with its limits given the
+way the controller gives them: the register/list "limits" object that the daemon lowers into
+job.json (daemon/splayd/jobs.py runtime_limits).
+
+Every case runs under bubblewrap and on the Docker backend (one container per job, host
+networking; the engine is started by scripts/start-dockerd.sh), with the same exact outcome
+on both: the policy lives in the runtime, above either backend.
 
 Off-host destinations (10.0.0.1, 169.254.169.254) run in a daemon whose nodes also get a
-private, empty network namespace (`bwrap --unshare-net`): the sandbox must deny the connect
-by itself, and if it ever failed to, the packet still could not leave this machine (the
-student would then read "Network is unreachable" instead of the denial and the case fails).
+private, empty network namespace: `bwrap --unshare-net` under bubblewrap, a container with
+`network_mode="none"` (loopback only) on Docker. The sandbox must deny the connect by itself,
+and if it ever failed to, the packet still could not leave this machine (the student would
+then read "Network is unreachable" instead of the denial and the case fails).
 """
 from __future__ import annotations
 
@@ -21,8 +26,12 @@ from pathlib import Path
 
 import pytest
 
-from security.hostile import BWRAP, LUAJIT, HostDaemon, run_async_tests_in_own_loop
+import splayd.jobs
+from security.hostile import (
+    BWRAP, ISOLATED, LUAJIT, HostDaemon, docker_image_tag, remove_docker_leftovers, run_async_tests_in_own_loop,
+)
 from splayd.config import DEFAULT_SANDBOX_DIR
+from splayd.docker_backend import DockerJobSandbox
 from splayd.isolation import Isolation
 
 PORTS = (27600, 27699)  # apart from test_security_daemon.py's 27400-27499
@@ -38,16 +47,44 @@ class NoNetwork(Isolation):
         return [wrapped[0], "--unshare-net", *wrapped[1:]]
 
 
-@pytest.fixture
-def daemon(tmp_path: Path) -> HostDaemon:
-    return HostDaemon(tmp_path, "bwrap", ports=PORTS)
+class NoNetworkSandbox(DockerJobSandbox):
+    """The job's container as the daemon runs it, but with no network beyond its own loopback
+    (`network_mode="none"` instead of the host's network). `configs` records what was asked."""
+
+    configs: list[dict[str, object]] = []
+
+    def container_config(self, image: str) -> dict[str, object]:
+        config = super().container_config(image)
+        assert config["network_mode"] == "host"
+        config["network_mode"] = "none"
+        NoNetworkSandbox.configs.append(config)
+        return config
 
 
-@pytest.fixture
-def offline(tmp_path: Path) -> HostDaemon:
-    d = HostDaemon(tmp_path, "bwrap", ports=PORTS)
-    assert BWRAP
-    d.manager.isolation = NoNetwork("bwrap", BWRAP, DEFAULT_SANDBOX_DIR.resolve(), LUAJIT)
+@pytest.fixture(scope="module", autouse=True)
+def docker_engine() -> object:
+    """The engine (started when none answers) and the sandbox image, built once; this run's
+    containers are removed at the end (each job's own is removed when the job ends)."""
+    docker_image_tag()
+    yield
+    assert remove_docker_leftovers() == []
+
+
+@pytest.fixture(params=ISOLATED)
+def daemon(request: pytest.FixtureRequest, tmp_path: Path) -> HostDaemon:
+    """A daemon per backend: every case holds under bubblewrap and on Docker."""
+    return HostDaemon(tmp_path, request.param, ports=PORTS)
+
+
+@pytest.fixture(params=ISOLATED)
+def offline(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> HostDaemon:
+    d = HostDaemon(tmp_path, request.param, ports=PORTS)
+    if request.param == "bwrap":
+        assert BWRAP
+        d.manager.isolation = NoNetwork("bwrap", BWRAP, DEFAULT_SANDBOX_DIR.resolve(), LUAJIT)
+    else:  # the job's container is created by jobs.py: give it no network
+        monkeypatch.setattr(splayd.jobs, "DockerJobSandbox", NoNetworkSandbox)
+        NoNetworkSandbox.configs.clear()
     return d
 
 
@@ -82,12 +119,13 @@ async def test_host_services_are_unreachable(daemon: HostDaemon, service: str) -
     assert out.lines == denial("connect", f"127.0.0.1:{port}")
 
 
-async def test_the_controller_is_unreachable_by_socket_and_by_rpc(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ISOLATED)
+async def test_the_controller_is_unreachable_by_socket_and_by_rpc(tmp_path: Path, backend: str) -> None:
     with socket.socket() as controller:
         controller.bind(("127.0.0.1", 0))
         controller.listen(8)
         port = controller.getsockname()[1]
-        d = HostDaemon(tmp_path, "bwrap", ports=PORTS, controller=f"ws://127.0.0.1:{port}/ws/daemon/")
+        d = HostDaemon(tmp_path, backend, ports=PORTS, controller=f"ws://127.0.0.1:{port}/ws/daemon/")
         code = (CONNECT.format(port=port) + 'local rpc = require "splay.rpc"\n'
                 f'print(rpc.call({{ip = "127.0.0.1", port = {port}}}, {{"hello"}}, 2))\n'
                 f'print(rpc.ping({{ip = "localhost", port = {port}}}, 2))\n')
@@ -136,6 +174,8 @@ async def test_off_host_addresses_are_denied_before_any_packet(offline: HostDaem
             + f'local t = socket.tcp()\nt:settimeout(1)\nprint(t:connect("{host}", {port}))\n'
             + f'local u = socket.udp()\nprint(u:setpeername("{host}", 53))\nprint(u:sendto("q", "{host}", 53))\n')
     out = await offline.run_one(code)
+    if offline.backend == "docker":  # the safety net was in place: one container, no network
+        assert [c["network_mode"] for c in NoNetworkSandbox.configs] == ["none"]
     assert outcome(out) == OK
     tcp = f"connect to {host}:{port} {DENIED}"
     # One warning per destination (ip:port), whatever the verb.
