@@ -78,7 +78,7 @@ def _fresh_database(base_url: str, name: str) -> str:
 @contextmanager
 def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: int = 2,
                   max_instances: int = 100, extra_env: dict[str, str] | None = None,
-                  print_logs: bool = True) -> Iterator[RunningStack]:
+                  print_logs: bool = True, daemon_config: str = "") -> Iterator[RunningStack]:
     """Start web, worker, beat and `daemons` splayd on `port`, over a fresh database."""
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
@@ -93,6 +93,8 @@ def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: in
     env.pop("DJANGO_SETTINGS_MODULE", None)
     subprocess.run(["redis-cli", "-u", env["REDIS_URL"], "FLUSHDB"], check=True, capture_output=True)
     configs = stack_mod.prepare(cfg, env)
+    for conf in configs:  # extra splayd settings, e.g. a benchmark's log rate
+        conf.write_text(conf.read_text() + daemon_config)
     handle = stack_mod.Stack(cfg)
     try:
         handle.start(env, configs)
