@@ -53,20 +53,16 @@ local function find_function(name)
   return nil, v
 end
 
--- One request: {call = {...}, n = k} -> reply table
-local function serve_request(msg)
-  local ok, req = pcall(benc.decode, msg)
-  if not ok or type(req) ~= "table" or type(req.call) ~= "table" then
-    return { ok = false, err = "rpc: malformed request" }
-  end
-  local call, n = req.call, tonumber(req.n) or maxn(req.call)
+-- Run one decoded call {name, args...} (n values) against the app's globals -> reply table
+-- {ok, r, n} or {ok = false, err}. Shared with splay.urpc (`proto` names the module in errors).
+function M.dispatch(call, n, proto)
   if call[1] == PING then return { ok = true, r = {}, n = 0 } end
   local f, value = find_function(call[1])
   if not f then
     -- SPLAY returns the value of a global variable called without arguments (the paper's
     -- call(finger[1], 'predecessor') reads the variable `predecessor`, nil included)
     if n <= 1 then return { ok = true, r = { value }, n = 1 } end
-    return { ok = false, err = "rpc: no function '" .. tostring(call[1]) .. "' on this node" }
+    return { ok = false, err = proto .. ": no function '" .. tostring(call[1]) .. "' on this node" }
   end
   local res = pack(pcall(f, unpack(call, 2, n)))
   local nres = res.n
@@ -77,6 +73,15 @@ local function serve_request(msg)
   local r = {}
   for i = 2, nres do r[i - 1] = res[i] end
   return { ok = true, r = r, n = nres - 1 }
+end
+
+-- One request: {call = {...}, n = k} -> reply table
+local function serve_request(msg)
+  local ok, req = pcall(benc.decode, msg)
+  if not ok or type(req) ~= "table" or type(req.call) ~= "table" then
+    return { ok = false, err = "rpc: malformed request" }
+  end
+  return M.dispatch(req.call, tonumber(req.n) or maxn(req.call), "rpc")
 end
 
 local function handle(c)
@@ -160,37 +165,40 @@ function M.acall(...)
   return true, res
 end
 
-M.a_call = M.acall
-M.a = { call = M.acall }
-
-function M.call(...)
-  local ok, res = M.acall(...)
-  if not ok then return nil, res end
-  return unpack(res, 1, res.n)
+-- The call forms every SPLAY RPC flavour offers, built on mod.acall (used by splay.urpc too).
+function M.client_api(mod)
+  mod.a_call = mod.acall
+  mod.a = { call = mod.acall }
+  function mod.call(...)
+    local ok, res = mod.acall(...)
+    if not ok then return nil, res end
+    return unpack(res, 1, res.n)
+  end
+  function mod.ecall(...)
+    local ok, res = mod.acall(...)
+    if not ok then error(res, 2) end
+    return unpack(res, 1, res.n)
+  end
+  function mod.ping(a, b, c)
+    local ip, port, timeout
+    if type(a) == "table" then ip, port, timeout = a.ip, a.port, b else ip, port, timeout = a, b, c end
+    local t0 = platform.now()
+    local ok, err = mod.acall(ip, port, { PING }, timeout)
+    if not ok then return nil, err end
+    return platform.now() - t0
+  end
+  function mod.proxy(node)
+    return setmetatable({}, { __index = function(self, name)
+      return function(first, ...)
+        if first == self then return mod.call(node, { name, ... }) end
+        return mod.call(node, { name, first, ... })
+      end
+    end })
+  end
+  return mod
 end
 
-function M.ecall(...)
-  local ok, res = M.acall(...)
-  if not ok then error(res, 2) end
-  return unpack(res, 1, res.n)
-end
-
-function M.ping(a, b, c)
-  local ip, port, timeout
-  if type(a) == "table" then ip, port, timeout = a.ip, a.port, b else ip, port, timeout = a, b, c end
-  local t0 = platform.now()
-  local ok, err = M.acall(ip, port, { PING }, timeout)
-  if not ok then return nil, err end
-  return platform.now() - t0
-end
-
-function M.proxy(node)
-  return setmetatable({}, { __index = function(self, name)
-    return function(first, ...)
-      if first == self then return M.call(node, { name, ... }) end
-      return M.call(node, { name, first, ... })
-    end
-  end })
-end
+M.client_api(M)
+M.PING = PING
 
 return M

@@ -19,40 +19,14 @@ local rpc = require "splaylab.rpc"
 local M = { _NAME = "splaylab.urpc", _VERSION = "0.1",
   settings = { default_timeout = 60, tries = 3, max_datagram = 8192 } }
 
-local type, tostring, tonumber, pcall, select, unpack, error, maxn =
-  type, tostring, tonumber, pcall, select, unpack, error, table.maxn
+local type, tostring, tonumber, pcall, maxn = type, tostring, tonumber, pcall, table.maxn
 
 local l = log.new(1, "[splay.urpc]")
-local PING = "\0ping"
-local function pack(...) return { n = select("#", ...), ... } end
-
-local function find_function(name)
-  local v = rpc.settings.env
-  if type(name) ~= "string" then return nil end
-  for part in name:gmatch("[^%.]+") do
-    if type(v) ~= "table" then return nil end
-    v = v[part]
-  end
-  if type(v) == "function" then return v end
-  return nil, v
-end
 
 local function answer(req)
-  local call = req.call
-  if call[1] == PING then return { id = req.id, ok = true, r = {}, n = 0 } end
-  local f, value = find_function(call[1])
-  if not f and (tonumber(req.n) or maxn(call)) <= 1 then return { id = req.id, ok = true, r = { value }, n = 1 } end
-  if not f then
-    return { id = req.id, ok = false, err = "urpc: no function '" .. tostring(call[1]) .. "' on this node" }
-  end
-  local res = pack(pcall(f, unpack(call, 2, tonumber(req.n) or maxn(call))))
-  if not res[1] then
-    l:warn("call to '" .. tostring(call[1]) .. "' raised: " .. tostring(res[2]))
-    return { id = req.id, ok = false, err = "remote error: " .. tostring(res[2]) }
-  end
-  local r = {}
-  for i = 2, res.n do r[i - 1] = res[i] end
-  return { id = req.id, ok = true, r = r, n = res.n - 1 }
+  local reply = rpc.dispatch(req.call, tonumber(req.n) or maxn(req.call), "urpc")
+  reply.id = req.id
+  return reply
 end
 
 function M.server(p)
@@ -148,37 +122,6 @@ function M.acall(a, b, c, d)
   return true, res
 end
 
-M.a_call = M.acall
-M.a = { call = M.acall }
-
-function M.call(...)
-  local ok, res = M.acall(...)
-  if not ok then return nil, res end
-  return unpack(res, 1, res.n)
-end
-
-function M.ecall(...)
-  local ok, res = M.acall(...)
-  if not ok then error(res, 2) end
-  return unpack(res, 1, res.n)
-end
-
-function M.ping(a, b, c)
-  local ip, port, timeout
-  if type(a) == "table" then ip, port, timeout = a.ip, a.port, b else ip, port, timeout = a, b, c end
-  local t0 = platform.now()
-  local ok, err = M.acall(ip, port, { PING }, timeout)
-  if not ok then return nil, err end
-  return platform.now() - t0
-end
-
-function M.proxy(node)
-  return setmetatable({}, { __index = function(self, name)
-    return function(first, ...)
-      if first == self then return M.call(node, { name, ... }) end
-      return M.call(node, { name, first, ... })
-    end
-  end })
-end
+rpc.client_api(M)
 
 return M
