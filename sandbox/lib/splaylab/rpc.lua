@@ -18,9 +18,9 @@ Timeout: settings.default_timeout (60 s) covers connect, send and the whole wait
 An error raised by the remote function comes back as nil, "remote error: ..." and is logged on
 the server as a warning; the server keeps serving.
 ]=]
-local events = require "splaylab.events"
 local socket = require "splaylab.socket"
 local llenc = require "splaylab.llenc"
+local net = require "splaylab.net"
 local benc = require "splaylab.benc"
 local platform = require "splaylab.platform"
 local log = require "splaylab.log"
@@ -98,32 +98,8 @@ local function handle(c)
 end
 
 function M.server(p, max, backlog)
-  local port = type(p) == "table" and tonumber(p.port) or tonumber(p)
-  max = tonumber(max) or M.settings.max
-  local srv, err = socket.bind("*", port, backlog or M.settings.backlog)
-  if not srv then
-    l:error("server on port " .. tostring(port) .. ": " .. tostring(err))
-    return nil, err
-  end
-  local active = 0
-  events.thread(function()
-    while true do
-      local c, e = srv:accept()
-      if c then
-        if active >= max then
-          c:close()
-        else
-          active = active + 1
-          events.thread(function()
-            handle(c)
-            active = active - 1
-          end)
-        end
-      elseif e == "closed" then
-        return
-      end
-    end
-  end)
+  local ok, srv = net.server(p, handle, tonumber(max) or M.settings.max, backlog or M.settings.backlog)
+  if not ok then return nil, srv end
   M.server_socket = srv
   return true
 end
