@@ -48,8 +48,8 @@ export interface Job {
   instances?: Instance[];
 }
 
-export type LogLevel = "debug" | "info" | "warning" | "error" | "print";
-export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warning", "error", "print"];
+export type LogLevel = "debug" | "info" | "warning" | "error" | "print" | "metric";
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warning", "error", "print", "metric"];
 
 export interface LogLine {
   id: number;
