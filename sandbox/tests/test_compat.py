@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from bisect import bisect_left
@@ -18,8 +17,6 @@ import pytest
 
 SANDBOX = Path(__file__).resolve().parent.parent
 APPS = SANDBOX / "apps"
-
-pytestmark = pytest.mark.skipif(shutil.which("luajit") is None, reason="luajit not installed")
 
 
 def run_app(app: str, nodes: int, seconds: int, tmp_path: Path, seed: int = 7) -> tuple[int, list[dict[str, Any]]]:

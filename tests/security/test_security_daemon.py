@@ -20,18 +20,12 @@ from pathlib import Path
 import pytest
 
 from security.hostile import (
-    BACKENDS, ISOLATED, MB, HostDaemon, docker_image_tag, processes_matching, remove_docker_leftovers,
+    BACKENDS, ISOLATED, MB, HostDaemon, processes_matching,
     run_async_tests_in_own_loop,
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def docker_engine() -> object:
-    """The engine (started when none answers) and the sandbox image, built once; this run's
-    containers are removed at the end (each job's own is removed when the job ends)."""
-    docker_image_tag()
-    yield
-    assert remove_docker_leftovers() == []
+pytestmark = pytest.mark.usefixtures("docker_engine")  # tests/security/conftest.py
 
 
 @pytest.fixture(params=BACKENDS)

@@ -28,7 +28,7 @@ import pytest
 
 import splayd.jobs
 from security.hostile import (
-    BWRAP, ISOLATED, LUAJIT, HostDaemon, docker_image_tag, remove_docker_leftovers, run_async_tests_in_own_loop,
+    BWRAP, ISOLATED, LUAJIT, HostDaemon, run_async_tests_in_own_loop,
 )
 from splayd.config import DEFAULT_SANDBOX_DIR
 from splayd.docker_backend import DockerJobSandbox
@@ -61,13 +61,7 @@ class NoNetworkSandbox(DockerJobSandbox):
         return config
 
 
-@pytest.fixture(scope="module", autouse=True)
-def docker_engine() -> object:
-    """The engine (started when none answers) and the sandbox image, built once; this run's
-    containers are removed at the end (each job's own is removed when the job ends)."""
-    docker_image_tag()
-    yield
-    assert remove_docker_leftovers() == []
+pytestmark = pytest.mark.usefixtures("docker_engine")  # tests/security/conftest.py
 
 
 @pytest.fixture(params=ISOLATED)
