@@ -1,7 +1,8 @@
 -- Raw LuaSocket request/response on loopback, the baseline for splay.rpc (bench/sandbox.py).
--- usage: luajit raw_rpc.lua server PORT | client PORT CALLS per-call|persistent
+-- usage: luajit raw_rpc.lua server PORT | client PORT CALLS ROUNDS per-call|persistent
+-- The client prints each round's mean round trip in seconds, one per line.
 local socket = require "socket"
-local mode, port, calls, style = arg[1], tonumber(arg[2]), tonumber(arg[3]), arg[4]
+local mode, port, calls, rounds, style = arg[1], tonumber(arg[2]), tonumber(arg[3]), tonumber(arg[4]), arg[5]
 
 local function frame(s) return #s .. "\n" .. s end
 local function read_frame(c)
@@ -25,11 +26,13 @@ if mode == "server" then
 else
   local function one(c) c:send(frame("x")); return read_frame(c) end
   local c = style == "persistent" and assert(socket.connect("127.0.0.1", port))
-  local t0 = socket.gettime()
-  for _ = 1, calls do
-    if style == "persistent" then assert(one(c)) else
-      local cc = assert(socket.connect("127.0.0.1", port)); assert(one(cc)); cc:close()
+  for _ = 1, rounds do
+    local t0 = socket.gettime()
+    for _ = 1, calls do
+      if style == "persistent" then assert(one(c)) else
+        local cc = assert(socket.connect("127.0.0.1", port)); assert(one(cc)); cc:close()
+      end
     end
+    print((socket.gettime() - t0) / calls)
   end
-  print((socket.gettime() - t0) / calls)
 end

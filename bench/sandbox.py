@@ -2,8 +2,8 @@
 
 1. Memory per idle Chord instance: PSS (/proc/PID/smaps_rollup) of every node of a 200-node
    `sandbox/apps/chord.lua` run by the local runner, once all have joined.
-2. splay.rpc round trip on loopback against raw LuaSocket request/response (a connection per
-   call, as SPLAY's rpc does, and one persistent connection).
+2. splay.rpc round trip on loopback against raw LuaSocket request/response, each both on one
+   kept connection (SplayLab's rpc default) and with a connection per call (SPLAY's way).
 3. Time to start 100 and 1,000 instances with the local runner (process backend): from launch
    until every node has printed its first record.
 4. Optional, `--scale` (not run by default, minutes): the largest number of Chord instances this
@@ -72,25 +72,38 @@ def chord_memory(nodes: int = 200) -> None:
 
 
 def rpc_ratio() -> None:
+    """Medians of 9 rounds of 1,000 calls each, splay.rpc and raw LuaSocket, in both connection
+    styles. The VM's scheduling makes single rounds vary by 2x; medians of interleaved runs are
+    the figure."""
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
-        subprocess.run([*RUN_LOCAL, str(ROOT / "bench" / "rpc_app.lua"), "--nodes", "2", "--time", "60",
+        subprocess.run([*RUN_LOCAL, str(ROOT / "bench" / "rpc_app.lua"), "--nodes", "2", "--time", "120",
                         "--quiet", "--out", out.name], check=True, stdout=subprocess.DEVNULL)
-        rtt = next(rec["value"] for rec in map(json.loads, out) if rec.get("name") == "rpc_rtt")
+        rounds: dict[str, list[float]] = {}
+        for rec in map(json.loads, out):
+            if rec.get("kind") == "metric":
+                rounds.setdefault(rec["name"], []).append(rec["value"])
+    rpc = {"kept": statistics.median(rounds["rpc_rtt_kept"]),
+           "per-call": statistics.median(rounds["rpc_rtt_per_call"])}
     port = "29500"
     server = subprocess.Popen(["luajit", str(ROOT / "bench" / "raw_rpc.lua"), "server", port],
                               stdout=subprocess.PIPE, text=True)
     try:
+        assert server.stdout is not None
         server.stdout.readline()
         raw = {}
         for style in ("per-call", "persistent"):
-            result = subprocess.run(["luajit", str(ROOT / "bench" / "raw_rpc.lua"), "client", port, "2000",
+            result = subprocess.run(["luajit", str(ROOT / "bench" / "raw_rpc.lua"), "client", port, "1000", "9",
                                      style], check=True, capture_output=True, text=True)
-            raw[style] = float(result.stdout)
+            raw[style] = statistics.median(float(x) for x in result.stdout.split())
     finally:
         server.kill()
-    print(f"RPC round trip on loopback: splay.rpc {rtt * 1e6:.0f} us; raw LuaSocket, a connection per "
-          f"call {raw['per-call'] * 1e6:.0f} us (ratio {rtt / raw['per-call']:.2f}), one persistent "
-          f"connection {raw['persistent'] * 1e6:.0f} us (ratio {rtt / raw['persistent']:.2f})")
+    print(f"RPC round trip on loopback (medians of 9 x 1,000 calls): splay.rpc on a kept connection "
+          f"{rpc['kept'] * 1e6:.0f} us, with a connection per call {rpc['per-call'] * 1e6:.0f} us; raw "
+          f"LuaSocket, one persistent connection {raw['persistent'] * 1e6:.0f} us, a connection per call "
+          f"{raw['per-call'] * 1e6:.0f} us")
+    print(f"  ratios: kept / raw per-call {rpc['kept'] / raw['per-call']:.2f}; kept / raw persistent "
+          f"{rpc['kept'] / raw['persistent']:.2f}; per-call / raw per-call "
+          f"{rpc['per-call'] / raw['per-call']:.2f}")
 
 
 def start_time(nodes: int) -> None:

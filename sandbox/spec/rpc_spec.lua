@@ -81,3 +81,88 @@ describe("splaylab.rpc policy", function()
     assert.same({ nil, "rpc to 127.0.0.1:1 failed: connect to 127.0.0.1:1 denied: not a node of this job" }, res)
   end)
 end)
+
+describe("splaylab.rpc connection reuse", function()
+  local net = require "splaylab.net"
+  local llenc = require "splaylab.llenc"
+  local benc = require "splaylab.benc"
+  local platform = require "splaylab.platform"
+  local saved_exit, saved_keep = events.on_exit, rpc.settings.keep_alive
+  setup(function() events.on_exit = function() end end)
+  teardown(function() events.on_exit = saved_exit end)
+  before_each(function() H.capture() end)
+  after_each(function() H.restore(); rpc.settings.keep_alive = saved_keep end)
+
+  -- A server speaking rpc's wire that counts connections; it serves `per_conn` requests on a
+  -- connection, then closes it (an idle timeout or a restart, as the client sees it).
+  local function counting_server(port, per_conn)
+    local stats = { accepted = 0, served = 0, closed = 0 }
+    assert(net.server(port, function(c)
+      stats.accepted = stats.accepted + 1
+      for _ = 1, per_conn do
+        local msg = llenc.receive(c)
+        if not msg then break end
+        stats.served = stats.served + 1
+        local req = benc.decode(msg)
+        llenc.send(c, benc.encode({ ok = true, r = { req.call[2] }, n = 1 }))
+      end
+      stats.closed = stats.closed + 1
+    end))
+    return stats
+  end
+
+  it("carries consecutive calls to a node on one connection; keep_alive = 0 opens one per call", function()
+    local port, port2 = H.free_port(), H.free_port()
+    H.net_node(port, { port2 }, { bind_ports = { port2 } })
+    local kept, per_call, results = nil, nil, {}
+    events.run(function()
+      local stats, stats2 = counting_server(port, math.huge), counting_server(port2, math.huge)
+      for i = 1, 3 do results[#results + 1] = rpc.call({ ip = "127.0.0.1", port = port }, { "echo", i }) end
+      kept = stats.accepted
+      rpc.settings.keep_alive = 0
+      for i = 4, 6 do results[#results + 1] = rpc.call({ ip = "127.0.0.1", port = port2 }, { "echo", i }) end
+      per_call = stats2.accepted
+      events.exit()
+    end)
+    assert.same({ 1, 2, 3, 4, 5, 6 }, results)
+    assert.equal(1, kept)
+    assert.equal(3, per_call)
+  end)
+
+  it("retries once on a new connection when the kept one was closed by the peer", function()
+    local port = H.free_port()
+    H.net_node(port, {})
+    local node = { ip = "127.0.0.1", port = port }
+    local stats, results = nil, {}
+    events.run(function()
+      stats = counting_server(port, 1)     -- closes after every reply
+      for i = 1, 4 do
+        results[#results + 1] = rpc.call(node, { "echo", i })
+        events.sleep(0.05)                 -- let the server's close reach us
+      end
+      events.exit()
+    end)
+    assert.same({ 1, 2, 3, 4 }, results)
+    assert.equal(4, stats.served)          -- each call served once: no request ran twice
+    assert.equal(4, stats.accepted)
+  end)
+
+  it("closes a kept connection after keep_alive seconds idle", function()
+    local port = H.free_port()
+    H.net_node(port, {})
+    rpc.settings.keep_alive = 0.2
+    local stats, closed_before, closed_after
+    events.run(function()
+      stats = counting_server(port, math.huge)
+      assert.equal("x", rpc.call({ ip = "127.0.0.1", port = port }, { "echo", "x" }))
+      events.sleep(0.05)
+      closed_before = stats.closed
+      local t0 = platform.now()
+      while stats.closed == 0 and platform.now() - t0 < 2 do events.sleep(0.05) end
+      closed_after = stats.closed
+      events.exit()
+    end)
+    assert.equal(0, closed_before)
+    assert.equal(1, closed_after)
+  end)
+end)

@@ -88,7 +88,7 @@ local function forget_timer(rec)
   if rec.timed then
     rec.timed = nil
     stale = stale + 1
-    if stale > 32 and stale * 2 > #timers then
+    if stale > 8 and stale * 2 > #timers then
       local kept = {}
       for _, t in ipairs(timers) do
         local r = t[2]

@@ -8,12 +8,15 @@ splaylab.rpc - "splay.rpc": remote calls of the application's global functions o
   rpc.ecall(...) -> results, raises on failure
   rpc.ping(node [, timeout]) -> RTT in seconds | nil, err
   rpc.proxy(node) -> object; obj:fn(a, b) == rpc.call(node, {'fn', a, b})
-Wire: one TCP connection per call (as SPLAY), frames of splaylab.llenc carrying
+Wire: TCP, frames of splaylab.llenc carrying
 splaylab.benc: request {call = {...}, n = #args + 1}, reply {ok = true, r = {...}, n = k} or
 {ok = false, err = "..."}. The server runs every request in its own events thread and looks the
 function up by name (dotted names allowed) in settings.env, the application's environment
 (node.lua sets it): any global function of the app is callable, nothing of the runtime is;
 a name that is not a function called without arguments returns that global's value (SPLAY).
+Connections: SPLAY opens one per call; SplayLab keeps a connection settings.keep_alive (2) s
+after a call for the next call to the same node (see "Connection reuse" below; keep_alive = 0
+gives SPLAY's behaviour). The server serves any number of requests per connection.
 Timeout: settings.default_timeout (60 s) covers connect, send and the whole wait for the reply.
 An error raised by the remote function comes back as nil, "remote error: ..." and is logged on
 the server as a warning; the server keeps serving.
@@ -24,12 +27,14 @@ local net = require "splaylab.net"
 local benc = require "splaylab.benc"
 local platform = require "splaylab.platform"
 local log = require "splaylab.log"
+local events = require "splaylab.events"
 
 local M = { _NAME = "splaylab.rpc", _VERSION = "0.1",
-  settings = { default_timeout = 60, max = 1024, backlog = 128, idle_timeout = 60, env = nil } }
+  settings = { default_timeout = 60, max = 1024, backlog = 128, idle_timeout = 60, env = nil,
+    keep_alive = 2, pool_per_peer = 2, pool_max = 16 } }
 
-local type, tostring, tonumber, pcall, select, unpack, error, setmetatable, maxn =
-  type, tostring, tonumber, pcall, select, unpack, error, setmetatable, table.maxn
+local type, tostring, tonumber, pcall, select, unpack, error, setmetatable, maxn, pairs, ipairs =
+  type, tostring, tonumber, pcall, select, unpack, error, setmetatable, table.maxn, pairs, ipairs
 local gmatch = string.gmatch
 
 local l = log.new(1, "[splay.rpc]")
@@ -104,6 +109,94 @@ function M.server(p, max, backlog)
   return true
 end
 
+-- Connection reuse (SplayLab; SPLAY opens a connection per call): a connection that carried a
+-- call stays open settings.keep_alive seconds for the next call to the same node, at most
+-- pool_per_peer per node and pool_max in all. The server already serves any number of requests
+-- per connection. A reused connection the peer has closed meanwhile (it restarted, or its idle
+-- timeout fired) fails before any byte of the reply comes back: the request was not served, so
+-- the call is retried once on a new connection. keep_alive = 0 restores SPLAY's behaviour.
+local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {socket, idle since}
+
+local function close_idle(older_than)
+  for key, list in pairs(pool) do
+    local kept = {}
+    for _, entry in ipairs(list) do
+      if entry[2] <= older_than then entry[1]:close(); pooled = pooled - 1 else kept[#kept + 1] = entry end
+    end
+    pool[key] = kept[1] and kept or nil
+  end
+end
+
+local function start_reaper()
+  if reaper and not events.dead(reaper) then return end
+  reaper = events.thread(function()
+    repeat   -- (sleep first: during a burst of calls the pool is often empty for a moment)
+      events.sleep(M.settings.keep_alive)
+      close_idle(platform.now() - M.settings.keep_alive)
+    until pooled == 0
+    reaper = nil
+  end)
+end
+
+local function take(key)
+  local list = pool[key]
+  if not list then return nil end
+  local entry = list[#list]
+  list[#list] = nil
+  if not list[1] then pool[key] = nil end
+  pooled = pooled - 1
+  return entry[1]
+end
+
+local function give_back(key, s)
+  local st = M.settings
+  local list = pool[key]
+  if st.keep_alive <= 0 or pooled >= st.pool_max or (list and #list >= st.pool_per_peer) then
+    s:close()
+    return
+  end
+  if not list then list = {}; pool[key] = list end
+  list[#list + 1] = { s, platform.now() }
+  pooled = pooled + 1
+  start_reaper()
+end
+
+-- A new connection; when the node's socket limit is reached, idle pooled ones go first.
+local function connect(ip, port, deadline)
+  local s, err = socket.tcp()
+  if not s and pooled > 0 then
+    close_idle(math.huge)
+    s, err = socket.tcp()
+  end
+  if not s then return nil, err end
+  s:settimeout(math.max(deadline - platform.now(), 0))
+  local ok, cerr = s:connect(ip, port)
+  if not ok then s:close(); return nil, cerr end
+  return s
+end
+
+-- One request/response on s -> data | nil, err, retryable (nothing of a reply came back).
+local function exchange(s, msg, deadline)
+  local function arm()
+    local left = deadline - platform.now()
+    s:settimeout(left > 0 and left or 0)
+    return left > 0
+  end
+  if not arm() then return nil, "timeout" end
+  local ok, err = llenc.send(s, msg)
+  if not ok then return nil, err, err ~= "timeout" end
+  if not arm() then return nil, "timeout" end
+  local header, rerr, partial = s:receive("*l")
+  if not header then return nil, rerr, rerr ~= "timeout" and (partial or "") == "" end
+  local n = tonumber(header)
+  if not n or n < 0 or n ~= math.floor(n) or n > llenc.settings.max_size then
+    return nil, "rpc: bad reply frame"
+  end
+  if n == 0 then return "" end
+  if not arm() then return nil, "timeout" end
+  return s:receive(n)
+end
+
 function M.acall(...)
   local ip, port, call, timeout = parse(...)
   timeout = tonumber(timeout) or M.settings.default_timeout
@@ -115,24 +208,23 @@ function M.acall(...)
   local ok, msg = pcall(benc.encode, { call = call, n = maxn(call) })
   if not ok then return false, "rpc: cannot encode the arguments: " .. tostring(msg) end
   local deadline = platform.now() + timeout
-  local s, err = socket.tcp()
-  if not s then return false, err end
-  local function remaining()
-    local left = deadline - platform.now()
-    s:settimeout(left > 0 and left or 0)
-    return left > 0
+  local key = ip .. ":" .. port
+  local s, data, err, retryable = take(key), nil, nil, false
+  if s then
+    data, err, retryable = exchange(s, msg, deadline)
+    if not data then s:close(); s = nil end
   end
-  remaining()
-  local r
-  r, err = s:connect(ip, port)
-  if r and remaining() then r, err = llenc.send(s, msg) end
-  local data
-  if r and remaining() then data, err = llenc.receive(s) end
-  s:close()
+  if not data and (retryable or err == nil) then
+    s, err = connect(ip, port, deadline)
+    if s then
+      data, err = exchange(s, msg, deadline)
+      if not data then s:close(); s = nil end
+    end
+  end
   if not data then
-    if r and not err then err = "timeout" end
     return false, "rpc to " .. tostring(ip) .. ":" .. tostring(port) .. " failed: " .. tostring(err)
   end
+  give_back(key, s)
   local dok, reply = pcall(benc.decode, data)
   if not dok or type(reply) ~= "table" then return false, "rpc: malformed reply" end
   if not reply.ok then return false, tostring(reply.err) end
