@@ -157,7 +157,25 @@ def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> d
            "duration": args.time, "list_type": "head"}
     if args.seed is not None:
         job["seed"] = args.seed
+    if getattr(args, "net_blocks", None):
+        job["net"] = args.net_blocks[k - 1]
+        job["net_epoch"] = args.net_epoch
     return job
+
+
+def network_blocks(args: argparse.Namespace) -> str | None:
+    """Compile --net/--loss/--bandwidth/--partition into args.net_blocks; an error message or None."""
+    if str(SANDBOX) not in sys.path:
+        sys.path.insert(0, str(SANDBOX))
+    import netmodel  # sandbox/netmodel.py, beside this file
+    try:
+        spec = netmodel.parse_net(args.net, loss=args.loss, bandwidth=args.bandwidth,
+                                  partitions=args.partition or [], asymmetric=args.asymmetric, mtu=args.mtu)
+    except netmodel.NetModelError as e:
+        return str(e)
+    args.net_blocks = netmodel.compile_job(spec, args.nodes, args.seed or 0, duration=args.time)
+    args.net_epoch = time.time()   # partition offsets count from the launch
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -379,6 +397,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("process", "docker"), default="process",
                    help="process: one sandboxed process per node (default); docker: the nodes "
                         "in one hardened container (needs the Docker SDK and an engine)")
+    net = p.add_argument_group("emulated network (docs/network.md; every delay is ONE-WAY)")
+    net.add_argument("--net", default="lan", help="lan (default), const:50ms, jitter:50ms:10ms, "
+                     "transit-stub[:TRANSITS:STUBS], king, matrix:FILE, trace:FILE[:PERIOD]")
+    net.add_argument("--loss", help="loss probability per packet, 0.01 or 1%%")
+    net.add_argument("--bandwidth", help="per-node upload cap, e.g. 10mbit, 500kbit, 2MB/s")
+    net.add_argument("--partition", action="append", metavar="AT[+FOR]:GROUPS",
+                     help="split the nodes, e.g. 10s+20s:0.5 (first half vs the rest, healed at 30 s) "
+                          "or 5s:1-10|11-20; repeatable")
+    net.add_argument("--asymmetric", action="store_true", help="accept an asymmetric matrix")
+    net.add_argument("--mtu", type=int, default=1500, help="bytes per packet for loss (default 1500)")
     return p
 
 
@@ -386,6 +414,10 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.nodes < 1 or args.time <= 0:
         print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
+        return 2
+    error = network_blocks(args)
+    if error:
+        print(f"run_local: {error}", file=sys.stderr)
         return 2
     return run(args)
 

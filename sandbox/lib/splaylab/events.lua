@@ -234,9 +234,10 @@ function M.wait_socket(raw, dir, deadline)
   return rec.wake_args[1] == "ready"
 end
 
--- A socket is being closed: the thread waiting on it (if any) wakes as "not ready".
-function M.cancel_socket(raw)
-  for _, map in ipairs({ readers, writers }) do
+-- A socket is being closed: the thread waiting on it (if any; only readers when dir is "r")
+-- wakes as "not ready".
+function M.cancel_socket(raw, dir)
+  for _, map in ipairs(dir == "r" and { readers } or { readers, writers }) do
     local rec = map[raw]
     if rec then wake(rec, rec.token, "closed") end
   end

@@ -29,6 +29,7 @@ Limits and holes: socket.select is a polling loop (10 ms); no bandwidth shaping
 local platform = require "splaylab.platform"
 local events = require "splaylab.events"
 local log = require "splaylab.log"
+local netem = require "splaylab.netem"
 
 local M = { _NAME = "splaylab.socket", _VERSION = "0.1" }
 
@@ -80,6 +81,7 @@ function M.init(opts)
   for _, a in ipairs(opts.allow or {}) do s.allow[tostring(a)] = true end
   M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
   warned = {}
+  netem.init(opts.net, opts.position, opts.job_nodes, s.nb_ports, opts.net_epoch)
 end
 
 local function may_bind(port)
@@ -150,6 +152,12 @@ function common:close()
   local raw = RAW[self]
   if not raw then return nil, "closed" end
   RAW[self] = nil
+  if self.outq and self.outq[1] then
+    -- emulated WAN: data still in the delay queue leaves first; the flusher closes the socket
+    events.cancel_socket(raw, "r")
+    self.drain = raw
+    return 1
+  end
   events.cancel_socket(raw)
   raw:close()
   M.stats.sockets = M.stats.sockets - 1
@@ -179,6 +187,121 @@ end
 
 function common.getfd() return -1 end
 function common.dirty() return false end
+
+-- emulated WAN (splaylab.netem) -------------------------------------------------------------
+-- A connecting node announces its position in 16 bytes before any data (the accepting side
+-- needs it for its own sender-side delays); nothing of it reaches the application.
+local PREAMBLE_TAG = "\0SPLAYLAB"
+local PREAMBLE_LEN = #PREAMBLE_TAG + 7
+
+local function learn_peer(self, raw, deadline)
+  self.learn_peer = nil
+  local got = ""
+  while #got < PREAMBLE_LEN do
+    local data, err, partial = raw:receive(PREAMBLE_LEN - #got)
+    got = got .. (data or partial or "")
+    local n = math.min(#got, #PREAMBLE_TAG)
+    if data or err ~= "timeout" or got:sub(1, n) ~= PREAMBLE_TAG:sub(1, n) then break end
+    if not events.wait_socket(raw, "r", deadline) then break end
+  end
+  local pos = #got == PREAMBLE_LEN and got:sub(1, #PREAMBLE_TAG) == PREAMBLE_TAG
+    and tonumber(got:sub(#PREAMBLE_TAG + 1, PREAMBLE_LEN - 1))
+  if pos then self.peer = pos elseif got ~= "" then self.stash = got end
+end
+
+-- This machine's timers fire late (~0.2 ms in a VM): the delay queues learn by how much (an
+-- EWMA, w = 0.125) and wake that much earlier, so that a modelled 20 ms is not 20.5.
+local oversleep = 0
+local function sleep_until(at)
+  local asked = at - platform.now() - oversleep
+  if asked <= 0 then return end
+  local woke_for = platform.now() + asked
+  events.sleep(asked)
+  local late = platform.now() - woke_for
+  if late < 0 then late = 0 elseif late > 0.002 then late = 0.002 end
+  oversleep = 0.875 * oversleep + 0.125 * late
+end
+
+local function due(at) return at - platform.now() <= oversleep end
+
+-- The delay queue of one connection: chunks leave in order at their time, held while a
+-- partition separates the two nodes; the socket closes once it is empty if the app closed it.
+local function flush(self, raw)
+  local q = self.outq
+  while q[1] do
+    local item = q[1]
+    if not due(item[1]) then
+      sleep_until(item[1])
+    elseif netem.partitioned(self.peer) then
+      events.sleep(0.05)
+    else
+      local last, e, partial = raw:send(item[2], item[3] or 1)
+      if last then
+        table.remove(q, 1)
+      elseif e == "timeout" then
+        item[3] = (partial or 0) + 1
+        events.wait_socket(raw, "w", nil)
+      else
+        for k = #q, 1, -1 do q[k] = nil end   -- the connection broke: the rest is lost
+      end
+    end
+  end
+  self.flusher = nil
+  if self.drain then
+    self.drain:close()
+    self.drain = nil
+    M.stats.sockets = M.stats.sockets - 1
+  end
+end
+
+local function queue_stream(self, raw, chunk)
+  local now, peer = platform.now(), self.peer
+  local at = now + netem.serialize(#chunk) + netem.delay(peer) + netem.stream_penalty(#chunk, peer)
+  if self.last_at and at < self.last_at then at = self.last_at end   -- a stream keeps its order
+  self.last_at = at
+  local q = self.outq
+  if not q then q = {}; self.outq = q end
+  q[#q + 1] = { at, chunk }
+  if not self.flusher then self.flusher = events.thread(function() flush(self, raw) end) end
+end
+
+-- Datagrams: each leaves at its own time (jitter may reorder them, as on the Internet).
+local function flush_datagrams(self, raw)
+  local q = self.dgq
+  while q[1] do
+    local item = q[1]
+    if not due(item[1]) then
+      sleep_until(item[1])
+    else
+      table.remove(q, 1)
+      if item[3] then raw:sendto(item[2], item[3], item[4]) else raw:send(item[2]) end
+    end
+  end
+  self.dgflusher = nil
+end
+
+-- nil: no emulation for this destination; true: the datagram is gone (lost, partitioned,
+-- or queued to leave later)
+local function emulate_datagram(self, raw, data, ip, port)
+  local dest_ip, dest_port = ip, port
+  if not dest_ip and self.peer then dest_ip, dest_port = self.peer[1], self.peer[2] end
+  local pos = dest_ip and netem.position_of(dest_ip, dest_port)
+  if not pos then return nil end
+  if netem.partitioned(pos) or netem.datagram_lost(#data) then
+    M.stats.dropped = M.stats.dropped + 1
+    return true
+  end
+  local delay = netem.serialize(#data) + netem.delay(pos)
+  if delay <= 0 then return nil end
+  local q = self.dgq
+  if not q then q = {}; self.dgq = q end
+  local at = platform.now() + delay
+  local i = #q + 1
+  while i > 1 and q[i - 1][1] > at do i = i - 1 end
+  table.insert(q, i, { at, data, ip, port })
+  if not self.dgflusher then self.dgflusher = events.thread(function() flush_datagrams(self, raw) end) end
+  return true
+end
 
 -- tcp ------------------------------------------------------------------------------------------
 local tcp = setmetatable({}, { __index = common })
@@ -213,19 +336,36 @@ function tcp:connect(host, port)
   local ip, err = check_dest(host, port, "connect")
   if not ip then return nil, err end
   local deadline = deadline_of(self)
+  local peer = netem.active and netem.position_of(ip, tonumber(port))
+  if peer then
+    -- emulated WAN: a partition swallows the SYN (the connect waits for the heal or its
+    -- timeout); the handshake costs a round trip
+    while netem.partitioned(peer) do
+      if deadline and platform.now() >= deadline then return nil, "timeout" end
+      events.sleep(0.05)
+      if not RAW[self] then return nil, "closed" end
+    end
+  end
   local ok
   ok, err = raw:connect(ip, port)
-  if ok then self.kind = "client"; return 1 end
-  if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
-  while true do
+  while not ok do
+    if err == "already connected" then break end
+    if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
     if not events.wait_socket(raw, "w", deadline) then
       if not RAW[self] then return nil, "closed" end
       return nil, "timeout"
     end
     ok, err = raw:connect(ip, port)
-    if ok or err == "already connected" then self.kind = "client"; return 1 end
-    if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
   end
+  self.kind = "client"
+  if peer then
+    self.peer = peer
+    local rtt = netem.rtt(peer)
+    if rtt > 0 then events.sleep(rtt) end
+    -- tell the accepting node who we are (sender-side delays need the peer's position)
+    raw:send(PREAMBLE_TAG .. format("%06d\n", netem.me))
+  end
+  return 1
 end
 
 function tcp:accept()
@@ -237,7 +377,9 @@ function tcp:accept()
     if c then
       local ok, e = count_socket()
       if not ok then c:close(); return nil, e end
-      return wrap_tcp(c, "client")
+      local obj = wrap_tcp(c, "client")
+      if netem.active then obj.learn_peer = true end
+      return obj
     end
     if err ~= "timeout" then return nil, err end
     if not events.wait_socket(raw, "r", deadline) then
@@ -257,6 +399,12 @@ function tcp:send(data, i, j)
   local ok, err = budget("send", j - i + 1)
   if not ok then return nil, err, i - 1 end
   local deadline = deadline_of(self)
+  if self.learn_peer then learn_peer(self, raw, deadline) end
+  if self.peer then
+    M.stats.sent = M.stats.sent + (j - i + 1)
+    queue_stream(self, raw, data:sub(i, j))
+    return j
+  end
   local pos = i
   while true do
     local last, e, partial = raw:send(data, pos, j)
@@ -280,6 +428,22 @@ function tcp:receive(pattern, prefix)
   local ngot = 0
   local deadline = deadline_of(self)
   local size = tonumber(pattern)
+  if self.learn_peer then learn_peer(self, raw, deadline) end
+  local stash = self.stash
+  if stash then   -- bytes read while looking for a preamble that was not there
+    self.stash = nil
+    if pattern == "*l" then
+      local eol = stash:find("\n", 1, true)
+      if eol then
+        if eol < #stash then self.stash = stash:sub(eol + 1) end
+        return prefix .. (stash:sub(1, eol - 1):gsub("\r", ""))
+      end
+    elseif size and #stash >= size then
+      if size < #stash then self.stash = stash:sub(size + 1) end
+      return prefix .. stash:sub(1, size)
+    end
+    got[1], ngot = stash, #stash
+  end
   while true do
     if size and size - ngot <= 0 then return prefix .. table.concat(got) end
     local left = M.settings.max_receive - M.stats.received
@@ -362,6 +526,7 @@ local function udp_out(self, data, ip, port)
     M.stats.dropped = M.stats.dropped + 1
     return #data
   end
+  if netem.active and emulate_datagram(self, raw, data, ip, port) then return #data end
   local deadline = deadline_of(self)
   while true do
     local n, e

@@ -1,0 +1,141 @@
+--[[
+splaylab.netem - the emulated wide-area network, applied by the sender (WANCE, seed 001):
+splaylab.socket asks it, for each message to another node of the job, when the message may
+leave (delay, bandwidth), whether it is lost, and whether a partition holds it back.
+
+Runtime side only (never given to student code):
+  netem.init(block, me, nodes, nb_ports, epoch)   block = job.json's "net" (sandbox/netmodel.py
+                                                  documents it), me = my position, epoch = the
+                                                  wall-clock time partition offsets count from
+  netem.active                                    false: no emulation, the socket layer skips it
+  netem.position_of(ip, port) -> k | nil          which node owns that address
+  netem.delay(k) -> s        one-way delay to node k now (jitter or trace draw included)
+  netem.rtt(k) -> s          the round trip to node k without jitter (a TCP handshake)
+  netem.partitioned(k) -> bool
+  netem.datagram_lost(size) -> bool      UDP: lost if any of its fragments is (MTU - 28 bytes each)
+  netem.stream_penalty(size, k) -> s     TCP: a lost segment costs a retransmission timeout
+                                         (max(200 ms, 2 RTT)), once per message
+  netem.serialize(size) -> s             bandwidth cap: this node's token bucket (burst 1 MTU)
+Draws use a generator of its own (xorshift, seeded from the node's seed): the application's
+math.random sequence does not depend on the traffic. Limits: a UDP reply to a socket that is
+not bound to a node's port cannot be attributed to a node and travels undelayed.
+]]
+local platform = require "splaylab.platform"
+local bit = require "bit"
+
+local M = { _NAME = "splaylab.netem", active = false }
+
+local floor, max, min, sqrt, log, cos, pi = math.floor, math.max, math.min, math.sqrt, math.log, math.cos, math.pi
+local type, tonumber, tostring, ipairs = type, tonumber, tostring, ipairs
+local bxor, lshift, rshift, tobit = bit.bxor, bit.lshift, bit.rshift, bit.tobit
+
+local net, index, epoch, free_at = nil, {}, 0, 0
+local state = 2463534242
+
+local function uniform()
+  local x = state
+  x = bxor(x, lshift(x, 13))
+  x = bxor(x, rshift(x, 17))
+  x = bxor(x, lshift(x, 5))
+  state = x
+  return (x % 4294967296) / 4294967296
+end
+
+local function normal(mean, sd)
+  if sd <= 0 then return mean end
+  local u1 = uniform()
+  if u1 < 1e-12 then u1 = 1e-12 end
+  return mean + sd * sqrt(-2 * log(u1)) * cos(2 * pi * uniform())
+end
+
+function M.init(block, me, nodes, nb_ports, t0)
+  net, index, free_at = nil, {}, 0
+  M.active = false
+  if type(block) ~= "table" then return end
+  net = block
+  net.loss = tonumber(net.loss) or 0
+  net.mtu = tonumber(net.mtu) or 1500
+  net.jitter = tonumber(net.jitter) or 0
+  net.bandwidth = tonumber(net.bandwidth)
+  net.partitions = net.partitions or {}
+  M.me = tonumber(me) or 1
+  epoch = tonumber(t0) or platform.now()
+  for k, node in ipairs(nodes or {}) do
+    local ip, port = node.ip and platform.toip(tostring(node.ip)), tonumber(node.port)
+    if ip and port then
+      for p = 0, (tonumber(nb_ports) or 1) - 1 do index[ip .. ":" .. (port + p)] = k end
+    end
+  end
+  local seed = tonumber(platform.random_seed()) or 1
+  state = tobit(seed * 2654435761 % 4294967296)
+  if state == 0 then state = 2463534242 end
+  M.active = true
+end
+
+function M.position_of(ip, port)
+  return index[tostring(ip) .. ":" .. tostring(port)]
+end
+
+local function base_delay(k)
+  local d = net.delay
+  if type(d) == "table" then d = d[k] end
+  return tonumber(d) or 0
+end
+
+function M.delay(k)
+  local d
+  local trace = net.trace
+  if trace then
+    local series = trace.series[k]
+    local n = series and #series or 0
+    if n == 0 then return 0 end
+    local i = min(n, max(1, floor((platform.now() - epoch) / trace.period) + 1))
+    d = normal(series[i][1], series[i][2])
+  else
+    d = normal(base_delay(k), net.jitter)
+  end
+  return d > 0 and d or 0
+end
+
+function M.rtt(k)
+  local back = net.back and tonumber(net.back[k]) or base_delay(k)
+  return base_delay(k) + back
+end
+
+function M.partitioned(k)
+  local now = platform.now() - epoch
+  for _, p in ipairs(net.partitions) do
+    if now >= p.at and (p["until"] == nil or now < p["until"]) then
+      local g = p.groups
+      if g[M.me] ~= g[k] then return true end
+    end
+  end
+  return false
+end
+
+function M.datagram_lost(size)
+  local p = net.loss
+  if p <= 0 then return false end
+  local fragments = math.ceil(max(size, 1) / (net.mtu - 28))
+  return uniform() < 1 - (1 - p) ^ fragments
+end
+
+function M.stream_penalty(size, k)
+  local p = net.loss
+  if p <= 0 then return 0 end
+  local segments = math.ceil(max(size, 1) / (net.mtu - 40))
+  if uniform() < 1 - (1 - p) ^ segments then return max(0.2, 2 * M.rtt(k)) end
+  return 0
+end
+
+function M.serialize(size)
+  local bw = net.bandwidth
+  if not bw then return 0 end
+  local now = platform.now()
+  -- a burst of one MTU leaves at once; beyond it, the bucket drains at bw bytes/s
+  local start = max(now - net.mtu / bw, free_at)
+  free_at = start + size / bw
+  return max(0, free_at - now)
+end
+
+return M
