@@ -159,6 +159,7 @@ class NetSpec:
     mtu: int = 1500
     partitions: list[Partition] = field(default_factory=list)
     text: str = "lan"                       # as the user wrote it (shown in the UI and plots)
+    options: dict[str, Any] = field(default_factory=dict)   # the arguments, JSON-able (spec_from_options)
 
     @property
     def active(self) -> bool:
@@ -167,9 +168,11 @@ class NetSpec:
 
 
 def parse_net(text: str | None = "lan", *, loss: str | float | None = None, bandwidth: str | None = None,
-              partitions: list[str] | tuple[str, ...] = (), asymmetric: bool = False, mtu: int = 1500) -> NetSpec:
+              partitions: list[str] | tuple[str, ...] = (), asymmetric: bool = False, mtu: int = 1500,
+              file_text: str | None = None) -> NetSpec:
     """The CLI's and the API's forms: lan, const:50ms, jitter:50ms:10ms, transit-stub[:T:S],
-    king, matrix:FILE, trace:FILE[:PERIOD] (FILE paths are read here)."""
+    king, matrix:FILE, trace:FILE[:PERIOD]. FILE is read here, unless `file_text` gives its
+    content (the API: an uploaded file; FILE is then only its name in messages)."""
     text = (text or "lan").strip()
     kind, _, rest = text.partition(":")
     spec = NetSpec(model=kind, text=text)
@@ -197,14 +200,15 @@ def parse_net(text: str | None = "lan", *, loss: str | float | None = None, band
     elif kind == "matrix":
         if not rest:
             raise NetModelError("matrix needs a file: matrix:FILE (CSV, p2psim E2EGraph or King text)")
-        spec.matrix = load_matrix(rest, asymmetric=asymmetric)
+        spec.matrix = parse_matrix(_read(rest, "matrix") if file_text is None else file_text, rest,
+                                   asymmetric=asymmetric)
     elif kind == "trace":
         if not args:
             raise NetModelError("trace needs a file: trace:FILE (CSV lines time_s,src,dst,delay_ms)")
         path = args[0]
         if len(args) > 1:
             spec.trace_period = parse_duration(args[1], "trace period")
-        spec.trace = load_trace(path)
+        spec.trace = parse_trace(_read(path, "trace") if file_text is None else file_text, path)
     else:
         raise NetModelError(f"unknown network model '{kind}': choose one of {', '.join(MODELS)}")
     if loss is not None:
@@ -215,7 +219,26 @@ def parse_net(text: str | None = "lan", *, loss: str | float | None = None, band
     if mtu < 68:
         raise NetModelError(f"bad MTU {mtu}: at least 68 bytes")
     spec.mtu = mtu
+    spec.options = {"net": text, "loss": loss, "bandwidth": bandwidth, "partitions": list(partitions),
+                    "asymmetric": asymmetric, "mtu": mtu}
+    if file_text is not None:
+        spec.options["file_text"] = file_text
     return spec
+
+
+def spec_from_options(options: dict[str, Any] | None) -> NetSpec:
+    """The inverse of NetSpec.options (what the controller stores and sends to daemons)."""
+    o = options or {}
+    return parse_net(o.get("net") or "lan", loss=o.get("loss"), bandwidth=o.get("bandwidth"),
+                     partitions=o.get("partitions") or (), asymmetric=bool(o.get("asymmetric")),
+                     mtu=int(o.get("mtu") or 1500), file_text=o.get("file_text"))
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError as e:
+        raise NetModelError(f"cannot read the {what} {path}: {e.strerror}") from None
 
 
 # -- matrices ----------------------------------------------------------------------------------
@@ -242,11 +265,11 @@ def load_matrix(path: str | Path, *, asymmetric: bool = False, fmt: str | None =
     `fmt`): csv (N rows of N one-way delays in ms, commas), king (N lines of N RTTs in
     microseconds, blanks: the King data set's layout; one-way = RTT / 2), e2e (p2psim's
     E2EGraph: 'topology E2EGraph N', 'node K' lines, then 'i,j delay_ms' for i < j)."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise NetModelError(f"cannot read the matrix {path}: {e.strerror}") from None
+    return parse_matrix(_read(str(path), "matrix"), str(path), asymmetric=asymmetric, fmt=fmt)
+
+
+def parse_matrix(text: str, path: str, *, asymmetric: bool = False, fmt: str | None = None) -> list[list[float]]:
+    """load_matrix on a file's content; `path` names it in messages."""
     lines = [(i, ln.strip()) for i, ln in enumerate(text.splitlines(), 1)
              if ln.strip() and not ln.lstrip().startswith("#")]
     if not lines:
@@ -329,11 +352,10 @@ def check_matrix(m: list[list[float]], where: str, *, asymmetric: bool = False) 
 def load_trace(path: str | Path) -> dict[tuple[int, int], list[tuple[float, float]]]:
     """CSV lines 'time_s,src,dst,delay_ms' (one-way delay samples of the pair src -> dst; '#'
     comments) -> {(src, dst): [(t, delay_s), ...] sorted by time}."""
-    p = Path(path)
-    try:
-        text = p.read_text()
-    except OSError as e:
-        raise NetModelError(f"cannot read the trace {path}: {e.strerror}") from None
+    return parse_trace(_read(str(path), "trace"), str(path))
+
+
+def parse_trace(text: str, path: str) -> dict[tuple[int, int], list[tuple[float, float]]]:
     out: dict[tuple[int, int], list[tuple[float, float]]] = {}
     for i, row in enumerate(csv.reader(text.splitlines()), 1):
         if not row or row[0].lstrip().startswith("#") or row[0].strip() == "time_s":
@@ -428,42 +450,48 @@ def transit_stub_delay(a: tuple[int, int], b: tuple[int, int], p: dict[str, floa
 
 # -- compilation -------------------------------------------------------------------------------
 
-def delay_rows(spec: NetSpec, n: int, seed: int) -> list[list[float]] | None:
-    """One-way delay from node i to node j (seconds) for every pair, or None when every pair has
-    spec.delay (lan, const, jitter)."""
+def delay_rows(spec: NetSpec, n: int, seed: int, senders: list[int] | None = None) -> list[list[float]] | None:
+    """One-way delay from node i to node j (seconds): one row per sender (0-based; all n when
+    `senders` is None), or None when every pair has spec.delay (lan, const, jitter, trace)."""
     if spec.model in ("lan", "const", "jitter", "trace"):
         return None
+    who = list(range(n)) if senders is None else senders
     if spec.model == "king":
         places, access = king_placement(n, seed)
         return [[0.0 if i == j else round(access[i] + access[j] + KING_INFLATION * great_circle_km(
-            places[i], places[j]) / FIBRE_KM_PER_S, 6) for j in range(n)] for i in range(n)]
+            places[i], places[j]) / FIBRE_KM_PER_S, 6) for j in range(n)] for i in who]
     if spec.model == "transit-stub":
         where = transit_stub_placement(n, seed, spec.transit_stub)
         return [[0.0 if i == j else transit_stub_delay(where[i], where[j], spec.transit_stub)
-                 for j in range(n)] for i in range(n)]
+                 for j in range(n)] for i in who]
     if spec.model == "matrix":
         assert spec.matrix is not None
-        rows = len(spec.matrix)   # node k takes row (k - 1) mod M: more nodes than rows reuse rows
-        return [[0.0 if i == j else spec.matrix[i % rows][j % rows] for j in range(n)] for i in range(n)]
+        m = len(spec.matrix)   # node k takes row (k - 1) mod M: more nodes than rows reuse rows
+        return [[0.0 if i == j else spec.matrix[i % m][j % m] for j in range(n)] for i in who]
     raise NetModelError(f"unknown network model '{spec.model}'")
 
 
-def compile_job(spec: NetSpec, n: int, seed: int = 0, duration: float = 3600) -> list[dict[str, Any]] | None:
-    """Each node's `net` block (index k-1 for node k), or None when nothing is emulated."""
+def compile_job(spec: NetSpec, n: int, seed: int = 0, duration: float = 3600,
+                positions: list[int] | None = None) -> list[dict[str, Any]] | None:
+    """Each node's `net` block (index k-1 for node k; with `positions`, only those nodes' blocks,
+    in that order: a daemon compiles its own instances'), or None when nothing is emulated."""
     if not spec.active:
         return None
-    rows = delay_rows(spec, n, seed)
-    asym = rows is not None and any(abs(rows[i][j] - rows[j][i]) > 1e-9 for i in range(n) for j in range(i))
+    senders = [p - 1 for p in positions] if positions is not None else list(range(n))
+    rows = delay_rows(spec, n, seed, senders)
+    m = spec.matrix
+    asym = spec.model == "matrix" and m is not None and any(
+        abs(m[i][j] - m[j][i]) > 1e-9 for i in range(len(m)) for j in range(i))
     parts = [{"at": p.at, "until": p.until, "groups": p.group_of(n)} for p in spec.partitions]
     blocks = []
-    for k in range(n):
+    for idx, k in enumerate(senders):
         block: dict[str, Any] = {
             "model": spec.model, "loss": spec.loss, "mtu": spec.mtu, "bandwidth": spec.bandwidth,
             "jitter": spec.jitter, "partitions": parts,
-            "delay": rows[k] if rows is not None else spec.delay,
+            "delay": rows[idx] if rows is not None else spec.delay,
         }
-        if asym and rows is not None:
-            block["back"] = [rows[j][k] for j in range(n)]
+        if asym and m is not None:
+            block["back"] = [0.0 if j == k else m[j % len(m)][k % len(m)] for j in range(n)]
         if spec.model == "trace":
             assert spec.trace is not None
             series = []

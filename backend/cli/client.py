@@ -101,8 +101,33 @@ def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
         time.sleep(POLL_SECONDS)
 
 
+def network_options(net: str | None, loss: str | None, bandwidth: str | None,
+                    partitions: list[str] | None, asymmetric: bool) -> dict[str, Any]:
+    """The job's `network` object; a matrix or trace FILE is read here and sent as file_text
+    (the server checks everything and answers with the reason)."""
+    options: dict[str, Any] = {}
+    if net:
+        options["net"] = net
+        kind, _, rest = net.partition(":")
+        if kind in ("matrix", "trace") and rest:
+            path = rest.split(":")[0] if kind == "trace" else rest
+            try:
+                options["file_text"] = Path(path).read_text()
+            except OSError as err:
+                raise ClientError(f"cannot read {path}: {err.strerror}") from None
+    if loss:
+        options["loss"] = loss
+    if bandwidth:
+        options["bandwidth"] = bandwidth
+    if partitions:
+        options["partitions"] = partitions
+    if asymmetric:
+        options["asymmetric"] = True
+    return options
+
+
 def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: str | None,
-           do_follow: bool) -> int:
+           do_follow: bool, network: dict[str, Any] | None = None) -> int:
     """nodes/duration None: the server takes them from the code's resource descriptor."""
     try:
         code = path.read_text()
@@ -111,9 +136,10 @@ def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: 
     if nodes is None and "BEGIN SPLAY RES" not in code:
         nodes = DEFAULT_NODES  # no descriptor to take nb_splayds from
     body = {"code": code, "filename": path.name, "nodes": nodes, "duration": duration,
-            "name": name or path.stem}
+            "name": name or path.stem, "network": network or None}
     job = api.request("POST", "/api/jobs/", {k: v for k, v in body.items() if v is not None})
-    print(f"job {job['id']} submitted: {job['nodes']} nodes for {job['duration']} s "
+    print(f"job {job['id']} submitted: {job['nodes']} nodes for {job['duration']} s, network "
+          f"{job.get('network', 'lan')} "
           f"({api.server.rstrip('/')}/jobs/{job['id']})", file=sys.stderr)
     if not do_follow:
         print(job["id"])

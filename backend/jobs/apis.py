@@ -24,6 +24,13 @@ class JobListApi(APIView):
             min_value=1, max_value=MAX_DURATION, required=False,
             help_text="seconds; default: max_time of the descriptor, else 30; at most max_time")
         name = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+        network = serializers.DictField(
+            required=False, default=dict,
+            help_text="the emulated network (docs/network.md): {net: 'lan' | 'const:50ms' | "
+                      "'jitter:50ms:10ms' | 'transit-stub[:T:S]' | 'king' | 'matrix:NAME' | "
+                      "'trace:NAME[:PERIOD]', loss: '1%', bandwidth: '10mbit', partitions: "
+                      "['10s+20s:0.5'], asymmetric: bool, mtu: int, file_text: the matrix or "
+                      "trace file's content}. Delays are one-way.")
 
     @extend_schema(responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:

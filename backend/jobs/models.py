@@ -23,6 +23,8 @@ class Job(models.Model):
     duration = models.PositiveIntegerField(help_text="seconds")
     # The parsed resource descriptor block of the code (lib.descriptor), {} without one.
     descriptor = models.JSONField(default=dict, blank=True)
+    # The emulated network (lib.network / sandbox/netmodel.py options), {} for the plain LAN.
+    network = models.JSONField(default=dict, blank=True)
     state = models.CharField(max_length=16, choices=State.choices, default=State.QUEUED)
     reason = models.TextField(blank=True)
     error_line = models.PositiveIntegerField(null=True, blank=True)

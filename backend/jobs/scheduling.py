@@ -218,6 +218,10 @@ def job_schedule_run(job_id: int) -> None:
                  "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
                  "nodes": node_list, "list_type": descriptor.list_type,
                  "list_size": descriptor.list_size, "limits": limits} for d in used}
+    if job.network:  # each daemon compiles its own instances' blocks (sandbox/netmodel.py)
+        for frame in lists.values():
+            frame["network"] = {"options": job.network, "seed": job.id,
+                                "nodes": job.nodes}
     listed = _command_all(job, lists, names, "accept the node list")
     if not _still_registering(job_id):
         return _abandon(job, set(used))

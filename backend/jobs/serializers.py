@@ -2,6 +2,8 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from lib.network import network_label
+
 from .models import Job, JobInstance
 
 
@@ -16,11 +18,15 @@ class JobInstanceOutputSerializer(serializers.ModelSerializer):
 
 class JobOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
+    network = serializers.SerializerMethodField(help_text="the emulated network, e.g. 'king, loss 1%'")
 
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code", "created_at", "started_at", "ended_at"]
+                  "filename", "code", "network", "created_at", "started_at", "ended_at"]
+
+    def get_network(self, job: Job) -> str:
+        return network_label(job.network)
 
 
 class JobDetailOutputSerializer(JobOutputSerializer):

@@ -15,6 +15,7 @@ from rest_framework.exceptions import ValidationError
 
 from accounts.models import User
 from lib.descriptor import DescriptorError, descriptor_parse
+from lib.network import NetModelError, network_options_clean
 from lib.errors import ApplicationError
 from logs.publisher import job_state_publish
 
@@ -30,7 +31,7 @@ IState = JobInstance.State
 
 
 def job_create(*, owner: User, code: str, nodes: int | None = None, duration: int | None = None,
-               filename: str = "app.lua", name: str = "") -> Job:
+               filename: str = "app.lua", name: str = "", network: dict | None = None) -> Job:
     """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
     nb_splayds → nodes, max_time → duration (and bounds a given duration). A bad descriptor
     is a 400 on `code`, each message starting with FILE:LINE: like a syntax error."""
@@ -55,12 +56,17 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         raise ApplicationError(f"duration must be between 1 and {MAX_DURATION} seconds")
     if len(code.encode("utf-8")) > MAX_CODE_BYTES:
         raise ApplicationError("code is larger than 256 KB")
+    try:
+        network = network_options_clean(network)
+    except NetModelError as exc:
+        raise ValidationError({"network": [str(exc)]}) from None
     from .tasks import job_schedule  # tasks import services
 
     with transaction.atomic():
         job = Job.objects.create(owner=owner, code=code, nodes=nodes, duration=duration,
                                  filename=filename, name=name or filename,
-                                 descriptor=descriptor.values if descriptor is not None else {})
+                                 descriptor=descriptor.values if descriptor is not None else {},
+                                 network=network)
         job_state_publish(job.id)
         transaction.on_commit(lambda: job_schedule.delay(job.id))
     return job

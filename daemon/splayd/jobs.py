@@ -54,6 +54,39 @@ class Job:
     listed: dict[int, int] = field(default_factory=dict)  # node -> port
     instances: dict[int, Instance] = field(default_factory=dict)  # node -> Instance
     sandbox: Any = None  # docker_backend.DockerJobSandbox (Docker backend), once started
+    net_blocks: dict[int, Any] = field(default_factory=dict)  # node -> job.json "net" (emulated WAN)
+    net_epoch: float | None = None  # wall clock of the first START: partition offsets count from it
+
+
+def _netmodel(sandbox_dir: Path) -> Any:
+    """sandbox/netmodel.py of this daemon's sandbox directory, loaded once."""
+    import importlib.util
+    import sys
+    name = "splaylab_netmodel"
+    if name not in sys.modules:
+        spec_file = sandbox_dir / "netmodel.py"
+        loader = importlib.util.spec_from_file_location(name, spec_file)
+        if loader is None or loader.loader is None:
+            raise CommandError(f"network: cannot load {spec_file}")
+        module = importlib.util.module_from_spec(loader)
+        sys.modules[name] = module   # dataclasses look their module up there
+        loader.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def compile_network(sandbox_dir: Path, network: Any, nodes: list[int], duration: float) -> dict[int, Any]:
+    """The `net` blocks of this daemon's instances, compiled by sandbox/netmodel.py from the
+    options the controller sent (docs/network.md); {} when nothing is emulated."""
+    if not isinstance(network, dict) or not isinstance(network.get("options"), dict):
+        raise CommandError("network: expected {options, seed, nodes}")
+    netmodel = _netmodel(sandbox_dir)
+    try:
+        spec = netmodel.spec_from_options(network["options"])
+        blocks = netmodel.compile_job(spec, _int(network, "nodes", 1), _int(network, "seed", 0),
+                                      duration=duration, positions=nodes)
+    except netmodel.NetModelError as e:
+        raise CommandError(f"network: {e}") from None
+    return dict(zip(nodes, blocks)) if blocks else {}
 
 
 def _int(cmd: dict[str, Any], name: str, minimum: int = 0) -> int:
@@ -243,6 +276,9 @@ class JobManager:
         if "limits" in cmd:  # the same limits as register's (a `list` may correct them)
             job.limits = self._limits({**cmd, "max_mem": job.limits.max_mem, "max_cpu": job.limits.max_cpu,
                                        "duration": job.limits.duration})
+        if "network" in cmd:
+            job.net_blocks = await asyncio.to_thread(compile_network, self.config.sandbox_dir, cmd["network"],
+                                                     sorted(listed), job.limits.duration or 3600)
         job.code, job.nodes, job.listed = code, nodes, listed
         job.list_type, job.list_size = list_type, list_size
         return {"ok": True}
@@ -253,6 +289,8 @@ class JobManager:
             raise CommandError(f"job {job.id} was not listed before start")
         started: list[int] = []
         errors: list[str] = []
+        if job.net_epoch is None:
+            job.net_epoch = time.time()
         todo = [(n, p) for n, p in sorted(job.listed.items()) if n not in job.instances]
         unavailable = await self._open_sandbox(job) if todo and self.isolation.is_docker else None
         for node, port in todo:
@@ -336,6 +374,8 @@ class JobManager:
             "duration": job.limits.duration,
             "limits": job.limits.runtime,
         }
+        if node in job.net_blocks:
+            spec["net"], spec["net_epoch"] = job.net_blocks[node], job.net_epoch
         (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
         inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end,
                         isolation=self.isolation, sandbox=job.sandbox)

@@ -204,3 +204,38 @@ async def test_sigterm_stops_the_daemon_process_cleanly(controller: FakeControll
         final = controller.final_state(11, k)
         assert final is not None and (final["state"], final["reason"]) == ("KILLED", "daemon shutting down")
     assert not (tmp_path / "work" / "job-11").exists()
+
+
+async def test_a_listed_network_is_compiled_for_each_instance(controller: FakeController, run_daemon) -> None:
+    # node 2 calls node 1 with its send time; node 1 prints the one-way delay it measured
+    code = """
+require "splay.base"
+local rpc = require "splay.rpc"
+function owd(sent) print(string.format("owd %.4f", misc.time() - sent)) end
+rpc.server(job.me.port)
+events.run(function()
+  if job.position == 2 then
+    events.sleep(0.3)
+    for i = 1, 5 do rpc.call(job.nodes[1], {"owd", misc.time()}) end
+  end
+  events.sleep(2)
+  events.exit()
+end)
+"""
+    network = {"options": {"net": "matrix:m.csv", "file_text": "0,30\n30,0\n"}, "seed": 1, "nodes": 2}
+    async with run_daemon():
+        await controller.deploy(7, code, nodes=2, network=network)
+        final = await controller.wait_final(7, 1)
+        assert final["state"] == "ENDED", final
+        assert (await controller.wait_final(7, 2))["state"] == "ENDED"
+        delays = [float(ln["text"].split()[1]) for ln in controller.lines(7, 1)]
+        # the first call also paid the TCP handshake's round trip (2 x 30 ms)
+        assert len(delays) == 5 and 0.089 <= delays[0] <= 0.100, delays
+        assert all(0.029 <= d <= 0.040 for d in delays[1:]), delays
+        bad = await controller.command("register", job=8, count=1)
+        assert bad["ok"]
+        reply = await controller.command("list", job=8, code="", instances=[{"node": 1, "port": bad["ports"][0]}],
+                                         nodes=[{"ip": "127.0.0.1", "port": bad["ports"][0]}],
+                                         network={"options": {"net": "const:5"}, "seed": 1, "nodes": 1})
+        assert reply["ok"] is False
+        assert reply["reason"] == "network: bad delay '5': give a number and a unit, e.g. 50ms, 1.5s, 200us"

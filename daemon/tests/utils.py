@@ -124,7 +124,7 @@ class FakeController:
 
     async def deploy(
         self, job: int, code: str, nodes: int = 1, duration: float = 10, max_cpu: int = 5,
-        max_mem: int = 256 * 1024 * 1024,
+        max_mem: int = 256 * 1024 * 1024, **list_extra: Any,
     ) -> list[int]:
         """register + list + start, as the scheduler does; returns the ports."""
         reply = await self.command("register", job=job, count=nodes, max_mem=max_mem, max_cpu=max_cpu, duration=duration)
@@ -133,7 +133,7 @@ class FakeController:
         node_list = [{"ip": "127.0.0.1", "port": p} for p in ports]
         reply = await self.command(
             "list", job=job, code=code, filename="app.lua",
-            instances=[{"node": k + 1, "port": p} for k, p in enumerate(ports)], nodes=node_list,
+            instances=[{"node": k + 1, "port": p} for k, p in enumerate(ports)], nodes=node_list, **list_extra,
         )
         assert reply["ok"], reply
         reply = await self.command("start", job=job)

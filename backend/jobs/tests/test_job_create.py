@@ -19,7 +19,7 @@ def test_returns_201_with_the_job(student_client, student, monkeypatch) -> None:
     assert body | {"id": 0, "created_at": ""} == {
         "id": 0, "name": "ring", "owner": "student", "state": "QUEUED", "reason": "",
         "error_line": None, "nodes": 3, "duration": 30, "filename": "app.lua",
-        "code": "print('hi')", "created_at": "", "started_at": None, "ended_at": None,
+        "code": "print('hi')", "network": "lan", "created_at": "", "started_at": None, "ended_at": None,
         "instances": []}
     assert Job.objects.get(id=body["id"]).owner == student
 
@@ -99,4 +99,37 @@ def test_bad_descriptor_is_a_400_naming_line_and_key(student_client) -> None:
     assert res.json() == {"code": [
         "ring.lua:4: descriptor: unknown key 'nb_splayd' (did you mean 'nb_splayds'?)",
         "ring.lua:5: descriptor: 'list_type': expected one of head, random, got 'ring'"]}
+    assert Job.objects.count() == 0
+
+
+def test_stores_the_network_choice_and_shows_its_label(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    network = {"net": "transit-stub:2:4", "loss": "1%", "bandwidth": "10mbit", "partitions": ["5s+5s:0.5"]}
+    res = student_client.post(URL, {**VALID, "network": network}, format="json")
+    assert res.status_code == 201
+    assert res.json()["network"] == "transit-stub:2:4, loss 1%, 10mbit, partition 5s+5s:0.5"
+    assert Job.objects.get().network == {**network, "mtu": 1500}
+
+
+def test_a_plain_lan_stores_nothing(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    res = student_client.post(URL, {**VALID, "network": {"net": "lan"}}, format="json")
+    assert res.status_code == 201
+    assert Job.objects.get().network == {}
+
+
+@pytest.mark.parametrize("network,message", [
+    ({"net": "const:50"}, "bad delay '50': give a number and a unit, e.g. 50ms, 1.5s, 200us"),
+    ({"net": "warp"}, "unknown network model 'warp': choose one of lan, const, jitter, transit-stub, "
+                      "king, matrix, trace"),
+    ({"net": "matrix:m.csv", "file_text": "0,10\n20,0\n"},
+     "m.csv: asymmetric: row 1, column 2 is 10 ms but row 2, column 1 is 20 ms (pass --asymmetric "
+     "if that is intended)"),
+    ({"net": "king", "colour": "red"}, "unknown network option(s): colour"),
+    ({"loss": "2"}, "bad loss '2': must be at least 0 and less than 1 (100%)"),
+])
+def test_a_bad_network_is_a_400_naming_the_problem(student_client, network, message) -> None:
+    res = student_client.post(URL, {**VALID, "network": network}, format="json")
+    assert res.status_code == 400
+    assert res.json() == {"network": [message]}
     assert Job.objects.count() == 0

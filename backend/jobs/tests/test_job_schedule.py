@@ -216,3 +216,20 @@ async def test_the_descriptor_lowers_max_mem_and_its_limits_travel_in_register_a
     assert job.state == Job.State.RUNNING
     await s1.close()
     await s2.close()
+
+
+async def test_the_network_choice_travels_in_list_for_the_daemons_to_compile(student, settings) -> None:
+    s1, s2, _ = await _two_daemons(max_instances=4)
+    network = {"net": "king", "loss": "1%"}
+    job = await db(job_make)(student, nodes=1, network=network)
+    task = _schedule_in_thread(job.id)
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    await s1.reply(r1, ports=[21000])
+    await s2.reply(r2, ports=[22000])
+    listing = await s1.expect("list")
+    assert listing["network"] == {"options": network, "seed": job.id, "nodes": 1}
+    await s1.reply(listing)
+    await s1.reply(await s1.expect("start"))
+    await asyncio.wait_for(task, 10)
+    await s1.close()
+    await s2.close()

@@ -90,6 +90,10 @@ local function serve_request(msg)
 end
 
 local function handle(c)
+  -- A kept connection may outlive the node (job end): close abortively so that this node's
+  -- port is not left in TIME_WAIT, where the next job on this daemon could not bind it. The
+  -- server closes only after the client's EOF or its own idle timeout: no reply is cut.
+  c:setoption("linger", { on = true, timeout = 0 })
   c:settimeout(M.settings.idle_timeout)
   while true do
     local msg = llenc.receive(c)
