@@ -42,6 +42,8 @@ export interface Job {
   duration: number;
   filename: string;
   code?: string;
+  /** The emulated network, e.g. "king, loss 1%" ("lan" when none). */
+  network?: string;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;

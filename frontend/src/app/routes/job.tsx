@@ -6,6 +6,8 @@ import { InstancesTable } from "@/features/jobs/components/instances-table";
 import { JobSummary } from "@/features/jobs/components/job-summary";
 import { useJobSocket } from "@/features/jobs/hooks/use-job-socket";
 import { LogPanel } from "@/features/logs/components/log-panel";
+import { MetricsPanel } from "@/features/metrics/components/metrics-panel";
+import { useMetricStore } from "@/features/metrics/hooks/use-metric-store";
 
 export function JobRoute() {
   const params = useParams();
@@ -13,6 +15,7 @@ export function JobRoute() {
   const valid = Number.isInteger(jobId) && jobId > 0;
   const jobQuery = useJob(valid ? jobId : undefined);
   useJobSocket(valid ? jobId : undefined);
+  const metrics = useMetricStore(jobId);
 
   if (!valid) return <ErrorMessage error={new Error(`"${params.id}" is not a job id.`)} />;
   if (jobQuery.isPending) return <Spinner label="Loading job…" />;
@@ -32,7 +35,11 @@ export function JobRoute() {
         <JobSummary job={job} />
         <InstancesTable instances={job.instances} />
       </div>
-      <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} />
+      <div className="job-main">
+        <MetricsPanel store={metrics.store} version={metrics.version}
+          runLabel={`job #${job.id} (${job.network ?? "lan"})`} />
+        <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} onLines={metrics.add} />
+      </div>
     </div>
   );
 }

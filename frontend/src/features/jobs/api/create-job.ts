@@ -10,6 +10,8 @@ export interface CreateJobInput {
   nodes: number;
   duration: number;
   name?: string;
+  /** The emulated network (docs/network.md), e.g. { net: "king", loss: "1%" }. */
+  network?: { net: string; loss?: string; bandwidth?: string; partitions?: string[] };
 }
 
 export const createJob = (input: CreateJobInput): Promise<Job> => api.post<Job>("/api/jobs/", input);

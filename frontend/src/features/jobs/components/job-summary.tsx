@@ -33,6 +33,8 @@ export function JobSummary({ job }: { job: Job }) {
         <dd>{job.duration} s</dd>
         <dt>File</dt>
         <dd>{job.filename}</dd>
+        <dt>Network</dt>
+        <dd data-testid="job-network">{job.network ?? "lan"}</dd>
         <dt>Created</dt>
         <dd>{formatDateTime(job.created_at)}</dd>
         <dt>Started</dt>

@@ -5,6 +5,15 @@ import { useCreateJob } from "../api/create-job";
 
 export const DEFAULT_NODES = 10;
 export const DEFAULT_DURATION = 30;
+/** Network presets (docs/network.md); every delay is one-way. "custom" opens a text field. */
+export const NETWORKS = [
+  ["lan", "LAN (no emulation)"],
+  ["const:50ms", "constant 50 ms one-way"],
+  ["jitter:50ms:10ms", "50 ms ± 10 ms one-way"],
+  ["transit-stub", "transit-stub (ModelNet-like)"],
+  ["king", "King-calibrated (median RTT 134 ms)"],
+  ["custom", "custom…"],
+] as const;
 
 interface RunBarProps {
   /** The code to run, read when Run is pressed. */
@@ -17,6 +26,9 @@ interface RunBarProps {
 export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const [nodes, setNodes] = useState(String(DEFAULT_NODES));
   const [duration, setDuration] = useState(String(DEFAULT_DURATION));
+  const [network, setNetwork] = useState("lan");
+  const [customNet, setCustomNet] = useState("const:20ms");
+  const [loss, setLoss] = useState("");
   const [preparing, setPreparing] = useState(false);
   const createJob = useCreateJob();
   const navigate = useNavigate();
@@ -28,8 +40,12 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
     setPreparing(true);
     await beforeRun?.().catch(() => undefined);
     setPreparing(false);
+    const net = network === "custom" ? customNet.trim() : network;
     createJob.mutate(
-      { code, filename, nodes: Number(nodes), duration: Number(duration) },
+      {
+        code, filename, nodes: Number(nodes), duration: Number(duration),
+        network: { net, ...(loss.trim() ? { loss: loss.trim() } : {}) },
+      },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
   };
@@ -59,6 +75,17 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
         value={duration}
         onChange={(event) => setDuration(event.target.value)}
       />
+      <label htmlFor="run-network">Network</label>
+      <select id="run-network" data-testid="run-network" value={network} onChange={(e) => setNetwork(e.target.value)}>
+        {NETWORKS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+      </select>
+      {network === "custom" && (
+        <input aria-label="Network model" data-testid="run-network-custom" value={customNet}
+          placeholder="matrix models: use the CLI" onChange={(e) => setCustomNet(e.target.value)} />
+      )}
+      <label htmlFor="run-loss">Loss</label>
+      <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
+        onChange={(e) => setLoss(e.target.value)} />
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
         {busy ? "Starting…" : "▶ Run"}
       </button>

@@ -1,0 +1,51 @@
+"""The job page's measurement view in a real browser: a live CDF of an observed metric, the
+network model of the run, the hop histogram."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from test_workspace_ui import login, replace_editor_text, run
+
+pytestmark = [pytest.mark.stack, pytest.mark.browser]
+
+# Each node observes one latency sample every 0.25 s for ~8 s, with a hop count.
+APP = """require "splay.base"
+local metrics = require "splay.metrics"
+events.run(function()
+  for i = 1, 32 do
+    metrics.observe("lookup_latency", 0.01 * (1 + (i + job.position) % 10), {hops = 1 + i % 4})
+    events.sleep(0.25)
+  end
+  events.exit()
+end)
+"""
+
+
+def sample_count(page: Page) -> int:
+    text = page.get_by_test_id("metric-count").inner_text()
+    m = re.fullmatch(r"n = (\d+)", text.strip())
+    assert m, text
+    return int(m.group(1))
+
+
+def test_the_cdf_appears_and_grows_while_the_job_runs(page: Page) -> None:
+    login(page)
+    replace_editor_text(page, APP)
+    page.get_by_test_id("run-network").select_option("const:50ms")
+    run(page, nodes=3, duration=30)
+
+    expect(page.get_by_test_id("job-network")).to_have_text("const:50ms")
+    plot = page.get_by_test_id("cdf-plot")
+    expect(plot.locator("canvas")).to_be_visible(timeout=20_000)
+    expect(page.get_by_test_id("metric-select")).to_have_value("lookup_latency")
+    first = sample_count(page)
+    page.wait_for_function(
+        f"() => Number(document.querySelector('[data-testid=metric-count]').textContent.split('= ')[1]) > {first}",
+        timeout=15_000)
+    # the whole run: 3 nodes x 32 samples; the axis is in ms, the hops histogram has 4 bars
+    expect(page.get_by_test_id("metric-count")).to_have_text("n = 96", timeout=30_000)
+    expect(plot).to_contain_text("lookup_latency (ms)")
+    expect(page.get_by_test_id("hop-histogram").locator(".hop-row")).to_have_count(4)
