@@ -410,7 +410,14 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+def _terminated(signum: int, frame: Any) -> None:
+    # SIGTERM (a benchmark, a CI timeout) ends the run like Ctrl-C: the nodes are killed and
+    # the Docker backend's container removed, instead of being left behind.
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
     args = parser().parse_args(argv)
     if args.nodes < 1 or args.time <= 0:
         print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)

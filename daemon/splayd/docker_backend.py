@@ -56,6 +56,9 @@ PIDS_MARGIN = 8  # docker-init, the keepalive, transient `runc init` of execs
 TMPFS_MB = 16
 MAX_BATCHES_IN_FLIGHT = 64
 PID_WAIT = 10.0  # seconds for an exec to show its pid
+# Execs started at once per container: the engine serialises them anyway, and a thousand
+# concurrent creates make each wait past PID_WAIT (1,000 instances on one daemon failed so).
+EXEC_STARTS_AT_ONCE = 4
 EXIT_WAIT = 5.0  # seconds for exec_inspect to show the exit once the output ended
 LABEL_DAEMON = "splaylab.daemon"
 LABEL_JOB = "splaylab.job"
@@ -275,6 +278,18 @@ class DockerExec:
             self._slots.release()
 
     def _run(self) -> None:
+        with self.sandbox.starting:
+            sock = self._start_exec()
+        if sock is None:
+            return
+        self._call(self._on_started, self.pid, None)
+        if self.killed:
+            self._kill_pid()
+        self._pump(sock)
+        self._call(self._on_end, self._wait_exit())
+
+    def _start_exec(self) -> Any:
+        """Create and start the exec, wait for its pid; None (reported) when it cannot start."""
         api = self.sandbox.client.api
         try:
             self.exec_id = api.exec_create(
@@ -309,12 +324,8 @@ class DockerExec:
             )
             self._close_sock()
             self._call(self._on_start_failed, err)
-            return
-        self._call(self._on_started, self.pid, None)
-        if self.killed:
-            self._kill_pid()
-        self._pump(sock)
-        self._call(self._on_end, self._wait_exit())
+            return None
+        return sock
 
     def _pump(self, sock: Any) -> None:
         from docker.utils.socket import STDERR, frames_iter
@@ -421,6 +432,7 @@ class DockerJobSandbox:
         self.container_id: str | None = None
         self.execs: dict[int, DockerExec] = {}
         self.closed = False
+        self.starting = threading.BoundedSemaphore(EXEC_STARTS_AT_ONCE)
 
     # -- container ---------------------------------------------------------------------
     def container_config(self, image: str) -> dict[str, Any]:
