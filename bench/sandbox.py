@@ -4,10 +4,12 @@
    `sandbox/apps/chord.lua` run by the local runner, once all have joined.
 2. splay.rpc round trip on loopback against raw LuaSocket request/response, each both on one
    kept connection (SplayLab's rpc default) and with a connection per call (SPLAY's way).
-3. Time to start 100 and 1,000 instances with the local runner, process backend and, when a
+3. Emulation overhead (docs/network.md): 64-byte messages/s one pair of nodes, and ten pairs
+   at once (a daemon's share), push over UDP and TCP, on the LAN and through the delay queue.
+4. Time to start 100 and 1,000 instances with the local runner, process backend and, when a
    Docker engine answers, Docker backend (splayd's: one container, an exec per instance): from
    launch until every node has printed its first record.
-4. Optional, `--scale` (not run by default, ~12 minutes): the largest number of Chord instances
+5. Optional, `--scale` (not run by default, ~12 minutes): the largest number of Chord instances
    this machine holds. Runs bench/chord_scale.lua (the paper's Chord, stabilisation every 1 s,
    a finger every 2 s, lookups that count hops, spread over 30 s) at 200, 500, 1000, 2000 nodes
    (`--scale-levels`). A level passes when >= 99 % of the lookups tried return the key's true
@@ -129,6 +131,24 @@ def start_time(nodes: int, backend: str = "process") -> None:
     print(f"start {nodes} instances (local runner, {backend} backend): {elapsed:.2f} s until all printed")
 
 
+def netem_throughput(pairs: int, net: str) -> tuple[float, float]:
+    """Messages/s received over UDP and TCP by `pairs` sender/receiver pairs (bench/netem_app.lua)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
+        subprocess.run([*RUN_LOCAL, str(ROOT / "bench" / "netem_app.lua"), "--nodes", str(2 * pairs), "--time",
+                        "20", "--quiet", "--net", net, "--out", out.name], check=False, stdout=subprocess.DEVNULL)
+        recs = [json.loads(line) for line in out]
+    udp = sum(r["value"] for r in recs if r.get("name") == "udp_received")
+    tcp = sum(r["value"] for r in recs if r.get("name") == "tcp_received")
+    return udp / 3, tcp / 3
+
+
+def netem_overhead() -> None:
+    for pairs in (1, 10):
+        lan, emu = netem_throughput(pairs, "lan"), netem_throughput(pairs, "const:1ms")
+        print(f"emulation overhead, {pairs} pair(s) of nodes, 64-byte messages: UDP {lan[0]:,.0f}/s on the "
+              f"LAN vs {emu[0]:,.0f}/s through the delay queue (const:1ms); TCP {lan[1]:,.0f}/s vs {emu[1]:,.0f}/s")
+
+
 def docker_engine() -> bool:
     sys.path.insert(0, str(ROOT / "daemon"))
     try:
@@ -218,6 +238,7 @@ if __name__ == "__main__":
               args.scale_success)
         sys.exit(0)
     rpc_ratio()
+    netem_overhead()
     chord_memory()
     for n in (100, 1000):
         start_time(n)

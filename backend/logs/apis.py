@@ -6,6 +6,7 @@ from rest_framework.views import APIView
 
 from jobs.selectors import job_get
 
+from .models import LogLine
 from .selectors import log_lines_after
 
 
@@ -27,6 +28,8 @@ class JobLogsApi(APIView):
     class FilterSerializer(serializers.Serializer):
         after = serializers.IntegerField(min_value=0, default=0)
         node = serializers.IntegerField(min_value=1, required=False)
+        level = serializers.ChoiceField(choices=LogLine.Level.values, required=False,
+                                        help_text="only this level (metric: the job's measurements)")
         limit = serializers.IntegerField(min_value=1, max_value=1000, default=1000)
 
     @extend_schema(parameters=[FilterSerializer], responses=LogsOutputSerializer)

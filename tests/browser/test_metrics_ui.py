@@ -49,3 +49,24 @@ def test_the_cdf_appears_and_grows_while_the_job_runs(page: Page) -> None:
     expect(page.get_by_test_id("metric-count")).to_have_text("n = 96", timeout=30_000)
     expect(plot).to_contain_text("lookup_latency (ms)")
     expect(page.get_by_test_id("hop-histogram").locator(".hop-row")).to_have_count(4)
+
+
+def test_overlaying_another_run_draws_two_curves(page: Page) -> None:
+    login(page)
+    replace_editor_text(page, APP)
+    page.get_by_test_id("run-network").select_option("king")
+    run(page, nodes=2, duration=30)
+    first = int(re.search(r"/jobs/(\d+)", page.url).group(1))
+    expect(page.get_by_test_id("metric-count")).to_have_text("n = 64", timeout=30_000)
+
+    page.goto("/")
+    expect(page.get_by_test_id("editor").locator(".monaco-editor")).to_be_visible()
+    replace_editor_text(page, APP)
+    run(page, nodes=2, duration=30)
+    second = int(re.search(r"/jobs/(\d+)", page.url).group(1))
+    expect(page.get_by_test_id("cdf-plot").locator("canvas")).to_be_visible(timeout=20_000)
+
+    page.get_by_test_id("compare-job").fill(str(first))
+    legend = page.get_by_test_id("cdf-plot").locator(".u-legend")
+    expect(legend).to_contain_text(f"job #{second} (lan)", timeout=15_000)
+    expect(legend).to_contain_text(f"job #{first} (king)", timeout=15_000)

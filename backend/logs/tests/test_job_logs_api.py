@@ -50,3 +50,12 @@ def test_other_student_gets_404_teacher_gets_lines(other_client, teacher_client,
 def test_anonymous_gets_401(anon_client, job_with_logs) -> None:
     job, _ = job_with_logs
     assert anon_client.get(f"/api/jobs/{job.id}/logs/").status_code == 401
+
+
+def test_level_filter_returns_only_that_level(student_client, student) -> None:
+    job = job_make(student, nodes=1)
+    for i, level in enumerate(["print", "metric", "info", "metric"]):
+        LogLine.objects.create(job=job, node=1, seq=i + 1, t=1.0 + i, level=level, text=f"{level} {i}")
+    body = student_client.get(f"/api/jobs/{job.id}/logs/", {"level": "metric"}).json()
+    assert [ln["text"] for ln in body["lines"]] == ["metric 1", "metric 3"]
+    assert student_client.get(f"/api/jobs/{job.id}/logs/", {"level": "loud"}).status_code == 400

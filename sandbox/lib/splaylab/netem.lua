@@ -29,7 +29,7 @@ local floor, max, min, sqrt, log, cos, pi = math.floor, math.max, math.min, math
 local type, tonumber, tostring, ipairs = type, tonumber, tostring, ipairs
 local bxor, lshift, rshift, tobit = bit.bxor, bit.lshift, bit.rshift, bit.tobit
 
-local net, index, epoch, free_at = nil, {}, 0, 0
+local net, index, epoch, free_at = nil, {}, 0, -math.huge
 local state = 2463534242
 
 local function uniform()
@@ -49,7 +49,7 @@ local function normal(mean, sd)
 end
 
 function M.init(block, me, nodes, nb_ports, t0)
-  net, index, free_at = nil, {}, 0
+  net, index, free_at = nil, {}, -math.huge
   M.active = false
   if type(block) ~= "table" then return end
   net = block

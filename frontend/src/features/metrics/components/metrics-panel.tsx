@@ -1,5 +1,6 @@
 import { useMemo, useRef, useState } from "react";
 import type uPlot from "uplot";
+import { useRunMetrics } from "../api/get-run-metrics";
 import { cdf, displayUnit, quantile, type MetricStore } from "../lib/metric-store";
 import { CdfPlot, type CdfCurve } from "./cdf-plot";
 import { HopHistogram } from "./hop-histogram";
@@ -26,6 +27,9 @@ export function MetricsPanel({ store, version, runLabel }: MetricsPanelProps) {
   const names = useMemo(() => store.observedNames(), [store, version]);
   const [chosen, setChosen] = useState<string | null>(null);
   const [logScale, setLogScale] = useState(false);
+  const [compareText, setCompareText] = useState("");
+  const compareId = /^\d+$/.test(compareText.trim()) ? Number(compareText.trim()) : null;
+  const compare = useRunMetrics(compareId);
   const plot = useRef<uPlot | null>(null);
   const name = chosen && names.includes(chosen) ? chosen : names[0] ?? null;
   const series = name ? store.series.get(name) : undefined;
@@ -34,9 +38,13 @@ export function MetricsPanel({ store, version, runLabel }: MetricsPanelProps) {
     if (!series) return null;
     const { unit, scale } = displayUnit(series.name, series.values);
     const { x, y } = cdf(series.values.map((v) => v * scale));
-    const curve: CdfCurve = { label: runLabel, x, y };
-    return { unit, curve, p50: quantile(x, 0.5), p90: quantile(x, 0.9), n: x.length };
-  }, [series, version, runLabel]);
+    const curves: CdfCurve[] = [{ label: runLabel, x, y }];
+    const other = compare.data?.store.series.get(series.name);
+    if (compare.data && other && other.values.length > 0) {
+      curves.push({ label: compare.data.label, ...cdf(other.values.map((v) => v * scale)) });
+    }
+    return { unit, curves, p50: quantile(x, 0.5), p90: quantile(x, 0.9), n: x.length };
+  }, [series, version, runLabel, compare.data]);
 
   if (!series || !view) {
     return (
@@ -60,10 +68,13 @@ export function MetricsPanel({ store, version, runLabel }: MetricsPanelProps) {
         <label><input type="checkbox" checked={logScale} onChange={(e) => setLogScale(e.target.checked)} /> log scale</label>
         <span className="muted" data-testid="metric-count">n = {view.n}</span>
         <span className="muted">p50 {fmt(view.p50, view.unit)} · p90 {fmt(view.p90, view.unit)}</span>
+        <input aria-label="Compare with job" data-testid="compare-job" size={8} placeholder="compare #"
+          value={compareText} onChange={(e) => setCompareText(e.target.value)} />
+        {compare.isError && <span className="error-text">cannot load job #{compareId}</span>}
         <button type="button" onClick={csv}>CSV</button>
         <button type="button" onClick={png}>PNG</button>
       </div>
-      <CdfPlot curves={[view.curve]} xLabel={`${series.name}${view.unit ? ` (${view.unit})` : ""}`}
+      <CdfPlot curves={view.curves} xLabel={`${series.name}${view.unit ? ` (${view.unit})` : ""}`}
         logScale={logScale} onPlot={(p) => { plot.current = p; }} />
       {series.hops.size > 0 && <HopHistogram hops={series.hops} />}
     </section>
