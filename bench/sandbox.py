@@ -9,9 +9,10 @@
 4. Time to start 100 and 1,000 instances with the local runner, process backend and, when a
    Docker engine answers, Docker backend (splayd's: one container, an exec per instance): from
    launch until every node has printed its first record.
-5. Optional, `--scale` (not run by default, ~12 minutes): the largest number of Chord instances
-   this machine holds. Runs bench/chord_scale.lua (the paper's Chord, stabilisation every 1 s,
-   a finger every 2 s, lookups that count hops, spread over 30 s) at 200, 500, 1000, 2000 nodes
+5. Optional, `--scale` (not run by default, ~20 minutes): the largest number of Chord instances
+   this machine holds. Runs assignments/chord-latency/chord.lua (the paper's Chord, stabilisation
+   every 1 s, joins 0.25 s apart, lookups that count hops, spread over 30 s) on the LAN at 200,
+   500, 1000, 2000 nodes
    (`--scale-levels`). A level passes when >= 99 % of the lookups tried return the key's true
    owner (`--scale-success`) and the median latency per hop is within 10 % (`--scale-slack`)
    of an idle run's (`--scale-idle`, 10 nodes): more nodes mean more hops (log N), so the
@@ -31,6 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUN_LOCAL = [sys.executable, str(ROOT / "sandbox" / "run_local.py")]
+CHORD_DIR = ROOT / "assignments" / "chord-latency"
 
 
 def children(pid: int) -> list[int]:
@@ -159,43 +161,23 @@ def docker_engine() -> bool:
 
 
 def chord_lookups(nodes: int) -> dict[str, float | int | None]:
-    """One bench/chord_scale.lua run of `nodes` nodes -> figures of its lookups.
-
-    correct: lookups whose owner is the true successor of the key among the nodes that
-    reported their ring state; per_hop: median of latency / hops over lookups of >= 1 hop."""
-    join_gap, settle, window = 0.25, 60, 30   # as in chord_scale.lua
-    duration = int(join_gap * nodes + settle + window + 20)
-    ids: list[int] = []
-    succ: dict[int, int] = {}
-    lookups: list[dict] = []
-    failed = 0
+    """One run of the reference Chord (assignments/chord-latency/chord.lua: the paper's Chord,
+    stabilisation every 1 s, joins 0.25 s apart, 10 lookups per node that count their hops) on
+    the plain LAN -> its figures (check.py's) plus the median latency per hop."""
+    sys.path.insert(0, str(CHORD_DIR))
+    import check   # assignments/chord-latency/check.py
+    duration = int(0.25 * nodes + 85)   # joins, 40 s to settle, a 30 s window, the tail
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
-        subprocess.run([*RUN_LOCAL, str(ROOT / "bench" / "chord_scale.lua"), "--nodes", str(nodes),
-                        "--time", str(duration), "--quiet", "--out", out.name],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        for rec in map(json.loads, out):
-            if rec.get("kind") == "log" and rec.get("text", "").startswith("ring id="):
-                ids.append(int(rec["text"].split()[1].split("=")[1]))
-                succ[ids[-1]] = int(rec["text"].split()[2].split("=")[1])
-            elif rec.get("kind") == "metric" and rec.get("name") == "lookup":
-                lookups.append({"latency": float(rec["value"]), **rec.get("fields", {})})
-            elif rec.get("kind") == "metric" and rec.get("name") == "lookup_failed":
-                failed += 1
-    ring = sorted(ids)
-
-    def owner_of(key: int) -> int | None:
-        return next((i for i in ring if i >= key), ring[0] if ring else None)
-
-    ring_ok = sum(1 for i, nxt in succ.items() if nxt == owner_of(i + 1))
-    correct = sum(1 for lk in lookups if lk.get("owner") == owner_of(int(lk.get("key", -1))))
-    per_hop = [lk["latency"] / lk["hops"] for lk in lookups if lk.get("hops", 0) >= 1]
-    return {
-        "tries": nodes * 5, "reported": len(lookups) + failed, "correct": correct,
-        "median": statistics.median(lk["latency"] for lk in lookups) if lookups else None,
-        "hops": statistics.median(lk.get("hops", 0) for lk in lookups) if lookups else None,
-        "per_hop": statistics.median(per_hop) if per_hop else None,
-        "ring": len(ring), "ring_ok": ring_ok,
-    }
+        subprocess.run([*RUN_LOCAL, str(CHORD_DIR / "chord.lua"), "--nodes", str(nodes), "--time", str(duration),
+                        "--quiet", "--out", out.name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=False)
+        records = [json.loads(line) for line in out]
+    f = check.figures(records, nodes)
+    per_hop = [r["value"] / r["fields"]["hops"] for r in records
+               if r.get("kind") == "metric" and r.get("name") == "lookup_latency" and r["fields"].get("hops", 0) >= 1]
+    f["tries"] = nodes * 10
+    f["per_hop"] = statistics.median(per_hop) if per_hop else None
+    return f
 
 
 def scale(levels: list[int], idle: int, slack: float, min_success: float) -> None:
@@ -203,8 +185,8 @@ def scale(levels: list[int], idle: int, slack: float, min_success: float) -> Non
     if base["per_hop"] is None:
         print(f"scale: the idle run ({idle} nodes) produced no multi-hop lookup; giving up")
         return
-    print(f"scale: idle run, {idle} nodes: {base['correct']}/{base['tries']} lookups correct, median "
-          f"{base['median'] * 1e3:.2f} ms, {base['hops']} hops, per hop {base['per_hop'] * 1e3:.2f} ms")
+    print(f"scale: idle run, {idle} nodes: {base['correct']}/{base['tries']} lookups correct, p50 "
+          f"{base['p50_ms']:.2f} ms, mean hops {base['mean_hops']:.2f}, per hop {base['per_hop'] * 1e3:.2f} ms")
     best = None
     for n in levels:
         t0 = time.monotonic()
@@ -212,11 +194,11 @@ def scale(levels: list[int], idle: int, slack: float, min_success: float) -> Non
         rate = r["correct"] / r["tries"]
         within = r["per_hop"] is not None and r["per_hop"] <= base["per_hop"] * (1 + slack)
         passed = rate >= min_success and within
-        lat = (f"median {r['median'] * 1e3:.2f} ms, {r['hops']} hops, per hop {r['per_hop'] * 1e3:.2f} ms "
+        lat = (f"p50 {r['p50_ms']:.2f} ms, mean hops {r['mean_hops']:.2f}, per hop {r['per_hop'] * 1e3:.2f} ms "
                f"({r['per_hop'] / base['per_hop']:.2f}x idle)") if r["per_hop"] is not None else "no lookup"
-        print(f"scale: {n} nodes ({r['ring']} reported, {r['ring_ok']} with the right successor): "
-              f"{r['correct']}/{r['tries']} lookups correct ({r['reported']} answered) "
-              f"({rate:.1%}), {lat}, {time.monotonic() - t0:.0f} s -> {'pass' if passed else 'FAIL'}")
+        print(f"scale: {n} nodes ({r['ring']} reported): {r['correct']}/{r['tries']} lookups correct "
+              f"({r['answered']} answered, {rate:.1%}), {lat}, {time.monotonic() - t0:.0f} s "
+              f"-> {'pass' if passed else 'FAIL'}")
         if not passed:
             break
         best = n
