@@ -4,15 +4,16 @@
    `sandbox/apps/chord.lua` run by the local runner, once all have joined.
 2. splay.rpc round trip on loopback against raw LuaSocket request/response, each both on one
    kept connection (SplayLab's rpc default) and with a connection per call (SPLAY's way).
-3. Emulation overhead (docs/network.md): 64-byte messages/s one pair of nodes, and ten pairs
+3. Emulation fidelity and overhead (docs/network.md): measured against modelled one-way delays
+   (median, p90) for const, jitter, transit-stub and King; and: 64-byte messages/s one pair of nodes, and ten pairs
    at once (a daemon's share), push over UDP and TCP, on the LAN and through the delay queue.
 4. Time to start 100 and 1,000 instances with the local runner, process backend and, when a
    Docker engine answers, Docker backend (splayd's: one container, an exec per instance): from
    launch until every node has printed its first record.
 5. Optional, `--scale` (not run by default, ~20 minutes): the largest number of Chord instances
-   this machine holds. Runs assignments/chord-latency/chord.lua (the paper's Chord, stabilisation
-   every 1 s, joins 0.25 s apart, lookups that count hops, spread over 30 s) on the LAN at 200,
-   500, 1000, 2000 nodes
+   this machine holds. Runs assignments/chord-latency/chord.lua (the paper's Chord, joins 0.25 s
+   apart, maintenance every 1 s while the ring forms then every 5 s as in the paper, lookups that
+   count hops, spread over 30 s) on the LAN at 200, 500, 1000, 2000 nodes
    (`--scale-levels`). A level passes when >= 99 % of the lookups tried return the key's true
    owner (`--scale-success`) and the median latency per hop is within 10 % (`--scale-slack`)
    of an idle run's (`--scale-idle`, 10 nodes): more nodes mean more hops (log N), so the
@@ -151,6 +152,40 @@ def netem_overhead() -> None:
               f"LAN vs {emu[0]:,.0f}/s through the delay queue (const:1ms); TCP {lan[1]:,.0f}/s vs {emu[1]:,.0f}/s")
 
 
+def netem_fidelity(nodes: int = 6, seconds: int = 12) -> None:
+    """Measured against modelled one-way delays (WANCE table 1 style) for four models, with
+    sandbox/tests/apps/netprobe.lua (timestamped UDP and TCP probes; one clock)."""
+    sys.path.insert(0, str(ROOT / "sandbox"))
+    import netmodel
+    print(f"network fidelity, {nodes} nodes, one-way delays (ms): model -> measured (relative error)")
+    for net in ("const:40ms", "jitter:40ms:10ms", "transit-stub", "king"):
+        spec = netmodel.parse_net(net)
+        rows = netmodel.delay_rows(spec, nodes, 0)
+        with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
+            subprocess.run([*RUN_LOCAL, str(ROOT / "sandbox" / "tests" / "apps" / "netprobe.lua"), "--nodes",
+                            str(nodes), "--time", str(seconds), "--seed", "0", "--quiet", "--net", net,
+                            "--out", out.name], check=False, stdout=subprocess.DEVNULL)
+            recs = [json.loads(line) for line in out]
+        measured, model = [], []
+        rng = __import__("random").Random(0)
+        for r in recs:
+            if r.get("kind") == "metric" and r.get("name") == "owd_udp":
+                src, dst = r["fields"]["src"], r["fields"]["dst"]
+                measured.append(r["value"] * 1e3)
+                base = rows[src - 1][dst - 1] if rows else spec.delay
+                model.append(max(0.0, rng.gauss(base, spec.jitter)) * 1e3)   # the model's own draw
+        measured.sort()
+        model.sort()
+
+        def q(xs: list[float], f: float) -> float:
+            return xs[min(len(xs) - 1, int(f * len(xs)))]
+        cells = []
+        for label, f in (("median", 0.5), ("p90", 0.9)):
+            a, b = q(model, f), q(measured, f)
+            cells.append(f"{label} {a:.1f} -> {b:.1f} ({(b - a) / a:+.1%})")
+        print(f"  {net:18} n = {len(measured):4}: " + "; ".join(cells))
+
+
 def docker_engine() -> bool:
     sys.path.insert(0, str(ROOT / "daemon"))
     try:
@@ -221,6 +256,7 @@ if __name__ == "__main__":
         sys.exit(0)
     rpc_ratio()
     netem_overhead()
+    netem_fidelity()
     chord_memory()
     for n in (100, 1000):
         start_time(n)

@@ -48,11 +48,24 @@ MAX_LINE = 4096
 PORT_RANGE = (20000, 60000)
 
 
+def node_port_range() -> tuple[int, int]:
+    """PORT_RANGE minus the kernel's ephemeral ports: an outgoing connection of one node must
+    not take the port another node is about to bind (seen once in 500-node runs)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return PORT_RANGE
+    if low - PORT_RANGE[0] >= 4000:
+        return PORT_RANGE[0], min(PORT_RANGE[1], low)
+    return PORT_RANGE
+
+
 def free_port_base(n: int, host: str = "127.0.0.1", tries: int = 50) -> int:
     """A base port b such that b .. b+n-1 are free for TCP and UDP on host."""
     rng = random.Random()
     for _ in range(tries):
-        base = rng.randrange(PORT_RANGE[0], PORT_RANGE[1] - n)
+        lo, hi = node_port_range()
+        base = rng.randrange(lo, max(lo + 1, hi - n))
         held: list[socket.socket] = []
         try:
             for port in range(base, base + n):

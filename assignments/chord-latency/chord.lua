@@ -14,7 +14,9 @@ rpc = require "splay.rpc"
 local metrics = require "splay.metrics"
 between, call, ping = misc.between_c, rpc.call, rpc.ping
 
-PERIOD, JOIN_GAP, SETTLE, WINDOW, LOOKUPS = 1, 0.25, 40, 30, 10
+-- Maintenance every PERIOD s while the ring forms (joins JOIN_GAP s apart), then every
+-- STEADY_PERIOD s (the paper's 5 s) from 3/4 of SETTLE on, when the ring is built.
+PERIOD, STEADY_PERIOD, JOIN_GAP, SETTLE, WINDOW, LOOKUPS = 1, 5, 0.25, 40, 30, 10
 m = 24                                           -- identifiers of m bits
 
 -- Construction and maintenance (listing 1)
@@ -58,12 +60,24 @@ n = job.me
 n.id = math.random(1, 2^m)
 predecessor, finger, refresh = nil, {[1] = n}, 0
 rpc.server(n.port)
+local start = misc.time()
+local built_at = JOIN_GAP * #job.nodes + 0.75 * SETTLE
+local function every(f)                          -- events.periodic, with the period above
+  events.thread(function()
+    local next_at = misc.time()
+    while true do
+      f()
+      next_at = math.max(next_at + (misc.time() - start < built_at and PERIOD or STEADY_PERIOD), misc.time())
+      events.sleep(next_at - misc.time())
+    end
+  end)
+end
 events.thread(function()
   events.sleep(JOIN_GAP * job.position)
   if job.position > 1 then join(job.nodes[1]) end
-  events.periodic(stabilize, PERIOD)
-  events.periodic(check_predecessor, PERIOD)
-  events.periodic(fix_fingers, PERIOD)
+  every(stabilize)                               -- periodically check successor, ...
+  every(check_predecessor)                       -- predecessor, ...
+  every(fix_fingers)                             -- and fingers
 end)
 
 -- The measurement
