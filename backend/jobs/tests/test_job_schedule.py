@@ -37,6 +37,17 @@ async def _two_daemons(max_instances: int = 4) -> tuple[FakeSplayd, FakeSplayd, 
     return s1, s2, [d1, d2]
 
 
+async def _start_on_lab1(s1: FakeSplayd, s2: FakeSplayd, listing: dict, task, job: Job) -> None:
+    """lab-1 accepts the listing and starts the job, which ends RUNNING; both daemons leave."""
+    await s1.reply(listing)
+    await s1.reply(await s1.expect("start"))
+    await asyncio.wait_for(task, 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.RUNNING
+    await s1.close()
+    await s2.close()
+
+
 def _instances(job: Job) -> list[tuple]:
     return list(job.instances.order_by("id").values_list("node", "daemon__name", "port", "state"))
 
@@ -135,13 +146,7 @@ async def test_silent_daemon_is_skipped_when_others_suffice(student, settings) -
     assert stop["job"] == job.id
     listing = await s1.expect("list")
     assert [i["node"] for i in listing["instances"]] == [1, 2]
-    await s1.reply(listing)
-    await s1.reply(await s1.expect("start"))
-    await asyncio.wait_for(task, 10)
-    await db(job.refresh_from_db)()
-    assert job.state == Job.State.RUNNING
-    await s1.close()
-    await s2.close()
+    await _start_on_lab1(s1, s2, listing, task, job)
 
 
 async def test_syntax_error_fails_before_any_daemon_is_asked(student) -> None:
@@ -209,13 +214,7 @@ async def test_the_descriptor_lowers_max_mem_and_its_limits_travel_in_register_a
     await s2.reply(r2, ports=[22000])
     listing = await s1.expect("list")
     assert (listing["list_type"], listing["list_size"], listing["limits"]) == ("random", 1, limits)
-    await s1.reply(listing)
-    await s1.reply(await s1.expect("start"))
-    await asyncio.wait_for(task, 10)
-    await db(job.refresh_from_db)()
-    assert job.state == Job.State.RUNNING
-    await s1.close()
-    await s2.close()
+    await _start_on_lab1(s1, s2, listing, task, job)
 
 
 async def test_the_network_choice_travels_in_list_for_the_daemons_to_compile(student, settings) -> None:
@@ -228,8 +227,4 @@ async def test_the_network_choice_travels_in_list_for_the_daemons_to_compile(stu
     await s2.reply(r2, ports=[22000])
     listing = await s1.expect("list")
     assert listing["network"] == {"options": network, "seed": job.id, "nodes": 1}
-    await s1.reply(listing)
-    await s1.reply(await s1.expect("start"))
-    await asyncio.wait_for(task, 10)
-    await s1.close()
-    await s2.close()
+    await _start_on_lab1(s1, s2, listing, task, job)
