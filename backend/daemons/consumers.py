@@ -16,8 +16,9 @@ from django.conf import settings
 
 from jobs.models import JobInstance
 from jobs.services import instance_update
-from logs.publisher import log_lines_publish
+from logs.publisher import log_lines_publish, metric_chunks_publish
 from logs.services import log_lines_ingest
+from metrics.services import metric_lines_ingest
 
 from .commands import daemon_group
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage
@@ -132,6 +133,11 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             nodes = await database_sync_to_async(_job_nodes)(self.daemon_id, job_id)
             if nodes:
                 self.nodes[job_id] = nodes
+        if any(isinstance(ln, dict) and ln.get("level") == "metric" for ln in lines):
+            metrics = await database_sync_to_async(metric_lines_ingest)(job_id=job_id, nodes=nodes,
+                                                                         raw_lines=lines)
+            await metric_chunks_publish(job_id, metrics["chunks"])
+            lines = lines + metrics["rejected"]  # kept as warnings that say why
         stored = await database_sync_to_async(log_lines_ingest)(job_id=job_id, nodes=nodes,
                                                                  raw_lines=lines)
         await log_lines_publish(job_id, stored)

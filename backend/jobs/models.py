@@ -1,3 +1,5 @@
+import hashlib
+
 from django.conf import settings
 from django.db import models
 
@@ -40,6 +42,11 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.id} ({self.state})"
+
+    @property
+    def code_version(self) -> str:
+        """Names the code a run ran (legends, comparisons): 8 hex digits of its SHA-256."""
+        return hashlib.sha256(self.code.encode()).hexdigest()[:8]
 
 
 class JobInstance(models.Model):

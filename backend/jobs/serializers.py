@@ -18,12 +18,13 @@ class JobInstanceOutputSerializer(serializers.ModelSerializer):
 
 class JobOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
+    code_version = serializers.CharField(read_only=True, help_text="8 hex digits of the code's SHA-256")
     network = serializers.SerializerMethodField(help_text="the emulated network, e.g. 'king, loss 1%'")
 
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code", "network", "created_at", "started_at", "ended_at"]
+                  "filename", "code", "code_version", "network", "created_at", "started_at", "ended_at"]
 
     def get_network(self, job: Job) -> str:
         return network_label(job.network)

@@ -29,7 +29,7 @@ class JobLogsApi(APIView):
         after = serializers.IntegerField(min_value=0, default=0)
         node = serializers.IntegerField(min_value=1, required=False)
         level = serializers.ChoiceField(choices=LogLine.Level.values, required=False,
-                                        help_text="only this level (metric: the job's measurements)")
+                                        help_text="only this level (metric records: /api/jobs/<id>/metrics/)")
         limit = serializers.IntegerField(min_value=1, max_value=1000, default=1000)
 
     @extend_schema(parameters=[FilterSerializer], responses=LogsOutputSerializer)

@@ -13,7 +13,7 @@ from jobs.models import Job
 from jobs.selectors import job_visible
 from jobs.serializers import job_to_dict
 
-from .payloads import JobStateMessage, LogLinesMessage
+from .payloads import JobStateMessage, LogLinesMessage, MetricChunksMessage
 from .publisher import job_group
 
 CLOSE_FORBIDDEN = 4403
@@ -76,3 +76,6 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
 
     async def log_lines(self, event: LogLinesMessage) -> None:
         await self.relay({"type": "log.lines", "lines": event["lines"]})
+
+    async def metric_chunks(self, event: MetricChunksMessage) -> None:
+        await self.relay({"type": "metric.chunks", "chunks": event["chunks"]})

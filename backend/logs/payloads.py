@@ -21,3 +21,9 @@ class LogLinesMessage(TypedDict):
     type: Literal["log.lines"]
     job_id: int
     lines: list[LogLineDict]
+
+
+class MetricChunksMessage(TypedDict):
+    type: Literal["metric.chunks"]
+    job_id: int
+    chunks: list[Any]  # metrics.services.MetricChunkDict

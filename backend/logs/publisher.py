@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from .payloads import JobStateMessage, LogLineDict, LogLinesMessage
+from .payloads import JobStateMessage, LogLineDict, LogLinesMessage, MetricChunksMessage
 
 logger = logging.getLogger(__name__)
 
@@ -40,4 +40,11 @@ async def log_lines_publish(job_id: int, lines: list[LogLineDict]) -> None:
     """Called from DaemonConsumer, already async."""
     if lines:
         message: LogLinesMessage = {"type": "log.lines", "job_id": job_id, "lines": lines}
+        await get_channel_layer().group_send(job_group(job_id), message)
+
+
+async def metric_chunks_publish(job_id: int, chunks: list) -> None:
+    """New metric samples for the job page's plots (metrics.services.MetricChunkDict)."""
+    if chunks:
+        message: MetricChunksMessage = {"type": "metric.chunks", "job_id": job_id, "chunks": chunks}
         await get_channel_layer().group_send(job_group(job_id), message)

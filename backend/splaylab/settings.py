@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "daemons",
     "jobs",
     "logs",
+    "metrics",
 ]
 
 MIDDLEWARE = [

@@ -10,6 +10,7 @@ urlpatterns = [
     path("api/workspaces/", include("workspaces.urls")),
     path("api/jobs/", include("jobs.urls")),
     path("api/jobs/", include("logs.urls")),
+    path("api/jobs/", include("metrics.urls")),
     path("api/daemons/", include("daemons.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -14,6 +14,7 @@ from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job, JobInstance
 from jobs.tests.factories import instance_make, job_make
 from logs.models import LogLine
+from metrics.models import MetricChunk, MetricSeries
 from splaylab.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -95,6 +96,38 @@ async def test_log_frames_are_stored_once_for_the_daemons_nodes(student) -> None
     assert [ln["id"] for ln in published["lines"]] == ids
     assert published["lines"][0] == {"id": ids[0], "node": 1, "seq": 1, "t": now, "level": "print",
                                      "text": "hello"}
+    await splayd.close()
+
+
+async def test_metric_records_become_chunks_published_live_and_bad_ones_warnings(student) -> None:
+    daemon, key = await db(daemon_make)(session="s-1")
+    job = await db(job_make)(student, state=Job.State.RUNNING)
+    await db(instance_make)(job, 1, daemon)
+    splayd = FakeSplayd(key, session="s-1", instances=[{"job": job.id, "node": 1, "state": "RUNNING"}])
+    await splayd.connect()
+    layer = get_channel_layer()
+    browser = await layer.new_channel()
+    await layer.group_add(f"job-{job.id}", browser)
+    now = time.time()
+    batch = {"type": "log", "job": job.id, "lines": [
+        {"node": 1, "seq": 1, "t": now, "level": "metric",
+         "text": '{"name":"lookup_latency","value":0.25,"type":"observe","fields":{"hops":3}}'},
+        {"node": 1, "seq": 2, "t": now, "level": "print", "text": "between"},
+        {"node": 1, "seq": 3, "t": now, "level": "metric", "text": '{"name":"lookup_latency","value":null}'}]}
+    await splayd.send(batch)
+    await splayd.send(batch)  # a resend after reconnect must not count twice
+    await splayd.send({"type": "heartbeat", "running": 1})
+    published = [await asyncio.wait_for(layer.receive(browser), 5) for _ in range(3)]
+    chunk_messages = [m for m in published if m["type"] == "metric.chunks"]
+    assert len(chunk_messages) == 1
+    [chunk] = chunk_messages[0]["chunks"]
+    assert (chunk["node"], chunk["name"], chunk["value"], chunk["fields"]) == ([1], "lookup_latency", [0.25], [{"hops": 3}])
+    assert await db(lambda: MetricChunk.objects.filter(job=job).count())() == 1
+    assert await db(lambda: MetricSeries.objects.get(job=job).count)() == 1
+    rows = await db(lambda: list(LogLine.objects.filter(job=job).values_list("seq", "level", "text")))()
+    assert rows == [(2, "print", "between"),
+                    (3, "warning", 'metric record dropped (value must be a finite number): '
+                                   '{"name":"lookup_latency","value":null}')]
     await splayd.close()
 
 

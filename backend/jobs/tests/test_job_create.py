@@ -1,4 +1,6 @@
 """POST /api/jobs/"""
+import hashlib
+
 import pytest
 
 from jobs.models import Job
@@ -19,7 +21,7 @@ def test_returns_201_with_the_job(student_client, student, monkeypatch) -> None:
     assert body | {"id": 0, "created_at": ""} == {
         "id": 0, "name": "ring", "owner": "student", "state": "QUEUED", "reason": "",
         "error_line": None, "nodes": 3, "duration": 30, "filename": "app.lua",
-        "code": "print('hi')", "network": "lan", "created_at": "", "started_at": None, "ended_at": None,
+        "code": "print('hi')", "code_version": hashlib.sha256(b"print('hi')").hexdigest()[:8], "network": "lan", "created_at": "", "started_at": None, "ended_at": None,
         "instances": []}
     assert Job.objects.get(id=body["id"]).owner == student
 

@@ -54,8 +54,8 @@ def test_anonymous_gets_401(anon_client, job_with_logs) -> None:
 
 def test_level_filter_returns_only_that_level(student_client, student) -> None:
     job = job_make(student, nodes=1)
-    for i, level in enumerate(["print", "metric", "info", "metric"]):
+    for i, level in enumerate(["print", "warning", "info", "warning"]):
         LogLine.objects.create(job=job, node=1, seq=i + 1, t=1.0 + i, level=level, text=f"{level} {i}")
-    body = student_client.get(f"/api/jobs/{job.id}/logs/", {"level": "metric"}).json()
-    assert [ln["text"] for ln in body["lines"]] == ["metric 1", "metric 3"]
+    body = student_client.get(f"/api/jobs/{job.id}/logs/", {"level": "warning"}).json()
+    assert [ln["text"] for ln in body["lines"]] == ["warning 1", "warning 3"]
     assert student_client.get(f"/api/jobs/{job.id}/logs/", {"level": "loud"}).status_code == 400
