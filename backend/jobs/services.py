@@ -33,7 +33,8 @@ IState = JobInstance.State
 def job_create(*, owner: User, code: str, nodes: int | None = None, duration: int | None = None,
                filename: str = "app.lua", name: str = "", network: dict | None = None) -> Job:
     """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
-    nb_splayds → nodes, max_time → duration (and bounds a given duration). A bad descriptor
+    nb_splayds → nodes, max_time → duration (and bounds a given duration), network_* → the
+    emulated network (request options win key by key). A bad descriptor
     is a 400 on `code`, each message starting with FILE:LINE: like a syntax error."""
     filename = filename or "app.lua"
     try:
@@ -56,6 +57,9 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         raise ApplicationError(f"duration must be between 1 and {MAX_DURATION} seconds")
     if len(code.encode("utf-8")) > MAX_CODE_BYTES:
         raise ApplicationError("code is larger than 256 KB")
+    if descriptor is not None and descriptor.network_options():
+        # The code's network is the default; what the request gives replaces it key by key.
+        network = {**descriptor.network_options(), **(network or {})}
     try:
         network = network_options_clean(network)
     except NetModelError as exc:

@@ -85,6 +85,38 @@ def _text(text: str) -> str:
     return text
 
 
+def _net(check: Callable[[str], Any]) -> Callable[[str], Any]:
+    """A SplayLab network key: checked by sandbox/netmodel.py, stored as written."""
+    def parse(text: str) -> str:
+        from lib.network import NetModelError  # imports sandbox/netmodel.py
+
+        try:
+            check(text)
+        except NetModelError as e:
+            raise ValueError(str(e)) from None
+        return text
+    return parse
+
+
+def _net_model(text: str) -> None:
+    from lib.network import netmodel
+
+    if text.split(":", 1)[0] in ("matrix", "trace"):
+        raise netmodel.NetModelError(f"{text.split(':', 1)[0]} models need an uploaded file: choose them in the "
+                                     "run bar's Network menu or with ./splaylab submit --net")
+    netmodel.parse_net(text)
+
+
+def _net_loss(text: str) -> None:
+    from lib.network import netmodel
+    netmodel.parse_loss(text)
+
+
+def _net_partition(text: str) -> None:
+    from lib.network import netmodel
+    netmodel.parse_partition(text)
+
+
 # Enforced by SplayLab: key -> parser.
 ENFORCED: dict[str, Callable[[str], Any]] = {
     "nb_splayds": _int(1, MAX_NODES),
@@ -98,14 +130,20 @@ ENFORCED: dict[str, Callable[[str], Any]] = {
     "network_max_send": _int(0, 2**53, " (bytes)"),
     "network_max_receive": _int(0, 2**53, " (bytes)"),
     "udp_drop_ratio": _float(0.0, 1.0),
+    # SPLAY's bandwidth key, bytes per second: the emulated network's per-node token bucket.
+    "network_send_speed": _int(1, 2**53, " (bytes per second)"),
+    # SplayLab's emulated network (docs/network.md); options given at submit replace these.
+    "network_model": _net(_net_model),
+    "network_loss": _net(_net_loss),
+    "network_partition": _net(_net_partition),
+    "network_mtu": _int(68, 65535, " (bytes)"),
 }
 # Known to SPLAY, accepted and validated, not enforced (why, for docs and the job page).
 ACCEPTED: dict[str, tuple[Callable[[str], Any], str]] = {
     "factor": (_float(1.0, 10.0), "the scheduler always reserves 1.25 x the slots"),
     "disk_max_file_descriptors": (_int(1, 10**6), "the daemon's open-file limit applies"),
     "network_nb_ports": (_int(1, 65535), "one port per instance"),
-    "network_send_speed": (_int(0, 2**53), "no bandwidth shaping"),
-    "network_receive_speed": (_int(0, 2**53), "no bandwidth shaping"),
+    "network_receive_speed": (_int(0, 2**53), "bandwidth is shaped where it is sent (network_send_speed)"),
     "max_load": (_float(0.0, 1e6), "daemons are not selected by load"),
     "min_uptime": (_int(0, 2**53), "daemons are not selected by uptime"),
     "hostmasks": (_text, "daemons are not selected by host name"),
@@ -157,6 +195,19 @@ class Descriptor:
     @property
     def list_size(self) -> int:
         return self.values.get("list_size", 0)
+
+    def network_options(self) -> dict[str, Any]:
+        """The emulated network the code asks for, as lib.network options ({}: none)."""
+        v = self.values
+        options: dict[str, Any] = {}
+        for key, option in (("network_model", "net"), ("network_loss", "loss"), ("network_mtu", "mtu")):
+            if key in v:
+                options[option] = v[key]
+        if "network_send_speed" in v:
+            options["bandwidth"] = f"{v['network_send_speed']}B/s"
+        if "network_partition" in v:
+            options["partitions"] = [v["network_partition"]]
+        return options
 
     def limits(self) -> dict[str, Any]:
         """The daemon's "limits" object (only the keys the descriptor sets)."""

@@ -21,7 +21,8 @@ def test_returns_201_with_the_job(student_client, student, monkeypatch) -> None:
     assert body | {"id": 0, "created_at": ""} == {
         "id": 0, "name": "ring", "owner": "student", "state": "QUEUED", "reason": "",
         "error_line": None, "nodes": 3, "duration": 30, "filename": "app.lua",
-        "code": "print('hi')", "code_version": hashlib.sha256(b"print('hi')").hexdigest()[:8], "network": "lan", "created_at": "", "started_at": None, "ended_at": None,
+        "code": "print('hi')", "code_version": hashlib.sha256(b"print('hi')").hexdigest()[:8],
+        "network": "lan", "created_at": "", "started_at": None, "ended_at": None,
         "instances": []}
     assert Job.objects.get(id=body["id"]).owner == student
 
@@ -118,6 +119,17 @@ def test_a_plain_lan_stores_nothing(student_client, monkeypatch) -> None:
     res = student_client.post(URL, {**VALID, "network": {"net": "lan"}}, format="json")
     assert res.status_code == 201
     assert Job.objects.get().network == {}
+
+
+def test_the_descriptor_chooses_a_network_that_submit_options_replace_key_by_key(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    code = ("--[[\nBEGIN SPLAY RESOURCES RESERVATION\nnetwork_model transit-stub\nnetwork_loss 2%\n"
+            "network_send_speed 125000\nEND SPLAY RESOURCES RESERVATION\n]]\nprint('hi')")
+    res = student_client.post(URL, {**VALID, "code": code}, format="json")
+    assert res.status_code == 201
+    assert res.json()["network"] == "transit-stub, loss 2%, 125000B/s"
+    res = student_client.post(URL, {**VALID, "code": code, "network": {"net": "king"}}, format="json")
+    assert res.json()["network"] == "king, loss 2%, 125000B/s"
 
 
 @pytest.mark.parametrize("network,message", [

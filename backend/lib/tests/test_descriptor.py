@@ -50,6 +50,9 @@ def test_every_key_of_splay_is_accepted() -> None:
         "udp_drop_ratio": "0.25", "max_time": "60", "max_load": "2.5", "min_uptime": "3600",
         "hostmasks": "%.unine.ch", "localization": "CH", "distance": "100", "latitude": "46.99",
         "longitude": "6.93", "keep_files": "no", "scheduler": "standard",
+        # SplayLab's emulated network
+        "network_model": "transit-stub", "network_loss": "1%", "network_partition": "10s+5s:0.5",
+        "network_mtu": "1400",
     }
     assert set(values) == set(ENFORCED) | set(ACCEPTED)
     body = "\n".join(f"{k} {v}" for k, v in values.items())
@@ -57,6 +60,20 @@ def test_every_key_of_splay_is_accepted() -> None:
     assert d is not None and len(d.values) == len(values)
     assert d.limits() == {"disk_max_size": 1048576, "disk_max_files": 10, "max_send": 1000000,
                           "max_receive": 2000000, "max_sockets": 16, "udp_drop_ratio": 0.25}
+    assert d.network_options() == {"net": "transit-stub", "loss": "1%", "mtu": 1400, "bandwidth": "1000B/s",
+                                   "partitions": ["10s+5s:0.5"]}
+
+
+@pytest.mark.parametrize("line,message", [
+    ("network_model moon", "'network_model': unknown network model 'moon'"),
+    ("network_model matrix:delays.csv", "'network_model': matrix models need an uploaded file"),
+    ("network_loss 150%", "'network_loss': bad loss '150%': must be at least 0 and less than 1"),
+    ("network_partition soon:0.5", "'network_partition': bad partition start 'soon'"),
+    ("network_mtu 20", "'network_mtu': expected an integer between 68 and 65535 (bytes), got 20"),
+])
+def test_bad_network_keys_name_the_problem(line: str, message: str) -> None:
+    [err] = errors_of(f"--[[\nBEGIN SPLAY RESOURCES RESERVATION\n{line}\nEND SPLAY RESOURCES RESERVATION\n]]")
+    assert err.startswith(f"app.lua:3: descriptor: {message}"), err
 
 
 def test_unknown_key_names_the_line_and_suggests() -> None:

@@ -11,7 +11,11 @@ export interface CreateJobInput {
   duration: number;
   name?: string;
   /** The emulated network (docs/network.md), e.g. { net: "king", loss: "1%" }. */
-  network?: { net: string; loss?: string; bandwidth?: string; partitions?: string[] };
+  network?: {
+    net?: string; loss?: string; bandwidth?: string; partitions?: string[];
+    /** An uploaded matrix or trace (net "matrix:NAME" / "trace:NAME"), at most 4 MB. */
+    file_text?: string; asymmetric?: boolean;
+  };
 }
 
 export const createJob = (input: CreateJobInput): Promise<Job> => api.post<Job>("/api/jobs/", input);

@@ -2,19 +2,23 @@ import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { useCreateJob } from "../api/create-job";
+import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
 
 export const DEFAULT_NODES = 10;
 export const DEFAULT_DURATION = 30;
-/** Network presets (docs/network.md); every delay is one-way. "custom" opens a text field. */
+/** Network presets (docs/network.md); every delay is one-way. "custom" opens a text field,
+ * "matrix" and "trace" a file picker. "" sends no model: the code's descriptor decides. */
 export const NETWORKS = [
+  ["", "as the code says (else LAN)"],
   ["lan", "LAN (no emulation)"],
   ["const:50ms", "constant 50 ms one-way"],
   ["jitter:50ms:10ms", "50 ms ± 10 ms one-way"],
   ["transit-stub", "transit-stub (ModelNet-like)"],
   ["king", "King-calibrated (median RTT 134 ms)"],
+  ["matrix", "delay matrix file…"],
+  ["trace", "delay trace file…"],
   ["custom", "custom…"],
 ] as const;
-
 interface RunBarProps {
   /** The code to run, read when Run is pressed. */
   getCode: () => string | null;
@@ -26,9 +30,12 @@ interface RunBarProps {
 export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const [nodes, setNodes] = useState(String(DEFAULT_NODES));
   const [duration, setDuration] = useState(String(DEFAULT_DURATION));
-  const [network, setNetwork] = useState("lan");
+  const [network, setNetwork] = useState("");
   const [customNet, setCustomNet] = useState("const:20ms");
   const [loss, setLoss] = useState("");
+  const [netFile, setNetFile] = useState<{ name: string; text: string } | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [asymmetric, setAsymmetric] = useState(false);
   const [preparing, setPreparing] = useState(false);
   const createJob = useCreateJob();
   const navigate = useNavigate();
@@ -37,17 +44,29 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
     event.preventDefault();
     const code = getCode();
     if (code === null) return;
+    const chosen = networkChoice(network, customNet, loss, netFile, asymmetric);
+    if (typeof chosen === "string") {
+      setFileError(chosen);
+      return;
+    }
     setPreparing(true);
     await beforeRun?.().catch(() => undefined);
     setPreparing(false);
-    const net = network === "custom" ? customNet.trim() : network;
     createJob.mutate(
-      {
-        code, filename, nodes: Number(nodes), duration: Number(duration),
-        network: { net, ...(loss.trim() ? { loss: loss.trim() } : {}) },
-      },
+      { code, filename, nodes: Number(nodes), duration: Number(duration), network: chosen },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
+  };
+
+  const pickFile = async (file: File | undefined) => {
+    setNetFile(null);
+    setFileError(null);
+    if (!file) return;
+    if (file.size > MAX_NETWORK_FILE_BYTES) {
+      setFileError(`${file.name} is larger than 4 MB.`);
+      return;
+    }
+    setNetFile({ name: file.name, text: await file.text() });
   };
 
   const busy = preparing || createJob.isPending;
@@ -76,12 +95,22 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
         onChange={(event) => setDuration(event.target.value)}
       />
       <label htmlFor="run-network">Network</label>
-      <select id="run-network" data-testid="run-network" value={network} onChange={(e) => setNetwork(e.target.value)}>
+      <select id="run-network" data-testid="run-network" value={network}
+        onChange={(e) => { setNetwork(e.target.value); setNetFile(null); setFileError(null); }}>
         {NETWORKS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
       </select>
       {network === "custom" && (
         <input aria-label="Network model" data-testid="run-network-custom" value={customNet}
-          placeholder="matrix models: use the CLI" onChange={(e) => setCustomNet(e.target.value)} />
+          placeholder="e.g. transit-stub:2:4" onChange={(e) => setCustomNet(e.target.value)} />
+      )}
+      {(network === "matrix" || network === "trace") && (
+        <input type="file" aria-label={`${network} file`} data-testid="run-network-file"
+          accept=".csv,.txt,.e2e,text/plain,text/csv" onChange={(e) => void pickFile(e.target.files?.[0])} />
+      )}
+      {network === "matrix" && (
+        <label title="Allow a matrix whose delay i→j differs from j→i">
+          <input type="checkbox" checked={asymmetric} onChange={(e) => setAsymmetric(e.target.checked)} /> asymmetric
+        </label>
       )}
       <label htmlFor="run-loss">Loss</label>
       <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
@@ -89,6 +118,7 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
         {busy ? "Starting…" : "▶ Run"}
       </button>
+      {fileError && <span className="error-text" role="alert">{fileError}</span>}
       {createJob.isError && <ErrorMessage error={createJob.error} title="Cannot start the job." />}
     </form>
   );
