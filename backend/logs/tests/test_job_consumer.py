@@ -39,6 +39,9 @@ async def test_owner_gets_state_then_relayed_messages(student) -> None:
     lines = [{"id": 9, "node": 1, "seq": 1, "t": 1.5, "level": "print", "text": "hi"}]
     await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": lines})
     assert await ws.receive_json_from(timeout=5) == {"type": "log.lines", "lines": lines}
+    chunks = [{"id": 3, "name": "rtt", "kind": "observe", "node": [1], "t": [1.5], "value": [0.1], "fields": None}]
+    await layer.group_send(f"job-{job.id}", {"type": "metric.chunks", "job_id": job.id, "chunks": chunks})
+    assert await ws.receive_json_from(timeout=5) == {"type": "metric.chunks", "chunks": chunks}
     await layer.group_send(f"job-{job.id}", {"type": "job.state", "job": {"id": job.id, "state": "ENDED"}})
     assert await ws.receive_json_from(timeout=5) == {"type": "job.state",
                                                      "job": {"id": job.id, "state": "ENDED"}}
