@@ -201,9 +201,8 @@ def chord_lookups(nodes: int) -> dict[str, float | int | None]:
     the plain LAN -> its figures (check.py's) plus the median latency per hop."""
     sys.path.insert(0, str(CHORD_DIR))
     import check   # assignments/chord-latency/check.py
-    duration = int(0.25 * nodes + 85)   # joins, 40 s to settle, a 30 s window, the tail
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
-        subprocess.run([*RUN_LOCAL, str(CHORD_DIR / "chord.lua"), "--nodes", str(nodes), "--time", str(duration),
+        subprocess.run([*RUN_LOCAL, str(CHORD_DIR / "chord.lua"), "--nodes", str(nodes), "--time", str(check.duration(nodes)),
                         "--quiet", "--out", out.name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                        check=False)
         records = [json.loads(line) for line in out]

@@ -52,8 +52,17 @@ def figures(records: list[dict], nodes: int) -> dict:
     }
 
 
+SPEC = json.loads((HERE / "experiment.json").read_text())
+
+
+def duration(nodes: int) -> int:
+    """The app's timeline: joins 0.25 s apart, 40 s to settle, 10 lookups over 30 s, 15 s
+    serving the others' last lookups, and 10 s for the instances' start-up spread."""
+    return int(0.25 * nodes + SPEC["time"] - 25)
+
+
 def main() -> int:
-    spec = json.loads((HERE / "experiment.json").read_text())
+    spec = SPEC
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--nodes", type=int, default=spec["nodes"])
     p.add_argument("--net", default=spec["net"])
@@ -63,11 +72,9 @@ def main() -> int:
     if args.jsonl:
         records = [json.loads(line) for line in args.jsonl.read_text().splitlines()]
     else:
-        # the app's timeline: joins 0.25 s apart, 40 s to settle, 10 lookups over ~30 s
-        duration = int(0.25 * args.nodes + spec["time"] - 25)
         with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as out:
             subprocess.run([str(ROOT / "splaylab"), "run", str(HERE / spec["app"]), "--nodes", str(args.nodes),
-                            "--time", str(duration), "--seed", str(args.seed), "--net", args.net, "--quiet",
+                            "--time", str(duration(args.nodes)), "--seed", str(args.seed), "--net", args.net, "--quiet",
                             "--out", out.name], check=False)
             records = [json.loads(line) for line in out]
     f = figures(records, args.nodes)
