@@ -1,5 +1,6 @@
-"""The job page's measurement view in a real browser: a live CDF of an observed metric, the
-network model of the run, the hop histogram."""
+"""The job page's measurement view in a real browser: a live CDF of an observed metric, its
+time series, the per-node counters, the network model of the run, the hop histogram, and the
+overlay of another run drawn from the controller's aggregate."""
 from __future__ import annotations
 
 import re
@@ -49,6 +50,15 @@ def test_the_cdf_appears_and_grows_while_the_job_runs(page: Page) -> None:
     expect(page.get_by_test_id("metric-count")).to_have_text("n = 96", timeout=30_000)
     expect(plot).to_contain_text("lookup_latency (ms)")
     expect(page.get_by_test_id("hop-histogram").locator(".hop-row")).to_have_count(4)
+    # every node of the job has its row, sorted by node, with its 32 samples
+    counters = page.get_by_test_id("node-counters")
+    expect(counters.locator("tbody tr td:first-child")).to_have_text(["1", "2", "3"])
+    expect(counters.locator("tbody tr td:nth-child(2)")).to_have_text(["32", "32", "32"])
+    # the time series (p50 line, p10-p90 band) is drawn, its x axis in seconds
+    series = page.get_by_test_id("metric-timeseries")
+    expect(series.locator("canvas")).to_be_visible()
+    expect(series).to_contain_text("seconds since the first sample")
+    expect(series.locator(".u-legend")).to_contain_text("p50")
 
 
 def test_overlaying_another_run_draws_two_curves(page: Page) -> None:
@@ -68,5 +78,8 @@ def test_overlaying_another_run_draws_two_curves(page: Page) -> None:
 
     page.get_by_test_id("compare-job").fill(str(first))
     legend = page.get_by_test_id("cdf-plot").locator(".u-legend")
-    expect(legend).to_contain_text(f"job #{second} (lan)", timeout=15_000)
-    expect(legend).to_contain_text(f"job #{first} (king)", timeout=15_000)
+    # one curve per run (plus uPlot's x row), each named by job, code version and network model;
+    # [^#]* keeps each match inside one run's label
+    expect(legend.locator(".u-series")).to_have_count(3, timeout=15_000)
+    expect(legend).to_contain_text(re.compile(rf"job #{second}\b[^#]*code [0-9a-f]{{8}}[^#]*lan"))
+    expect(legend).to_contain_text(re.compile(rf"job #{first}\b[^#]*code [0-9a-f]{{8}}[^#]*king"))

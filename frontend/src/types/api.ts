@@ -44,6 +44,8 @@ export interface Job {
   code?: string;
   /** The emulated network, e.g. "king, loss 1%" ("lan" when none). */
   network?: string;
+  /** First 8 hex digits of the sha256 of the job's code: tells runs of the same code apart. */
+  code_version?: string;
   created_at: string;
   started_at: string | null;
   ended_at: string | null;
@@ -81,6 +83,67 @@ export interface Workspace extends WorkspaceSummary {
   files: WorkspaceFile[];
 }
 
+export type MetricKind = "observe" | "count";
+export type MetricFields = Record<string, string | number | boolean>;
+
+/** Records of one metric from one node (`metrics.observe` / `metrics.count`), stored compactly:
+ * t (epoch seconds, stamped by the daemon), value and fields are parallel arrays; fields is
+ * null when no record of the chunk had fields. Ids increase; a chunk may come twice (live and
+ * from history). */
+export interface MetricChunk {
+  id: number;
+  /** The node of each sample: a chunk holds one daemon batch, several nodes. */
+  node: number[];
+  name: string;
+  kind: MetricKind;
+  t: number[];
+  value: number[];
+  fields: (MetricFields | null)[] | null;
+}
+
+/** GET /api/jobs/<id>/metrics/chunks/?after=&limit=&name= */
+export interface MetricChunkPage {
+  chunks: MetricChunk[];
+  next_after: number;
+}
+
+/** Log-bucketed histogram: positive bin i holds values in (gamma^(i-1), gamma^i]; a negative
+ * value v is counted in bin i of -v. Pairs are [bin index, count], sorted by index. */
+export interface MetricHistogram {
+  gamma: number;
+  positive: [number, number][];
+  negative: [number, number][];
+  zero: number;
+}
+
+export interface MetricNodeCounter {
+  node: number;
+  count: number;
+  sum: number;
+  last: number;
+}
+
+export interface MetricSeriesSummary {
+  name: string;
+  kind: MetricKind;
+  count: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  histogram: MetricHistogram;
+  nodes: MetricNodeCounter[];
+  /** Histograms of small integer fields (e.g. hops): [value, count] pairs. */
+  fields: Record<string, [number, number][]>;
+}
+
+/** GET /api/jobs/<id>/metrics/: the controller's incremental aggregate of a run. */
+export interface MetricSummary {
+  job: number;
+  /** e.g. "job #12 · code 3f2a91bc · transit-stub" */
+  label: string;
+  series: MetricSeriesSummary[];
+}
+
 /** A list endpoint may answer a bare array or a DRF page; both are accepted. */
 export type ListResponse<T> = T[] | { results: T[]; count?: number; next?: string | null };
 
@@ -91,4 +154,5 @@ export function listItems<T>(data: ListResponse<T>): T[] {
 /** Browser websocket messages on /ws/jobs/<id>/. */
 export type JobSocketMessage =
   | { type: "job.state"; job: Partial<Job> & { id: number } }
-  | { type: "log.lines"; lines: LogLine[] };
+  | { type: "log.lines"; lines: LogLine[] }
+  | { type: "metric.chunks"; chunks: MetricChunk[] };

@@ -7,7 +7,11 @@ import { JobSummary } from "@/features/jobs/components/job-summary";
 import { useJobSocket } from "@/features/jobs/hooks/use-job-socket";
 import { LogPanel } from "@/features/logs/components/log-panel";
 import { MetricsPanel } from "@/features/metrics/components/metrics-panel";
-import { useMetricStore } from "@/features/metrics/hooks/use-metric-store";
+import { useMetricStream } from "@/features/metrics/hooks/use-metric-stream";
+import type { Job } from "@/types/api";
+
+/** How plots name a run (the same form as the label of `/api/jobs/<id>/metrics/`). */
+const runLabel = (job: Job) => `job #${job.id} · code ${job.code_version ?? "?"} · ${job.network || "lan"}`;
 
 export function JobRoute() {
   const params = useParams();
@@ -15,7 +19,7 @@ export function JobRoute() {
   const valid = Number.isInteger(jobId) && jobId > 0;
   const jobQuery = useJob(valid ? jobId : undefined);
   useJobSocket(valid ? jobId : undefined);
-  const metrics = useMetricStore(jobId);
+  const metrics = useMetricStream(valid ? jobId : undefined);
 
   if (!valid) return <ErrorMessage error={new Error(`"${params.id}" is not a job id.`)} />;
   if (jobQuery.isPending) return <Spinner label="Loading job…" />;
@@ -36,9 +40,9 @@ export function JobRoute() {
         <InstancesTable instances={job.instances} />
       </div>
       <div className="job-main">
-        <MetricsPanel store={metrics.store} version={metrics.version}
-          runLabel={`job #${job.id} (${job.network ?? "lan"})`} />
-        <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} onLines={metrics.add} />
+        <MetricsPanel store={metrics.store} version={metrics.version} history={metrics.history}
+          jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} />
+        <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} />
       </div>
     </div>
   );

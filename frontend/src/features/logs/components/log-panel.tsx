@@ -1,5 +1,4 @@
 import { useMemo, useRef, useState } from "react";
-import type { LogLine } from "@/types/api";
 import { useFollowScroll } from "../hooks/use-follow-scroll";
 import { useLiveLogs } from "../hooks/use-live-logs";
 import { selectWindow, type LogFilter } from "../lib/log-store";
@@ -19,12 +18,10 @@ interface LogPanelProps {
   nodeCount: number;
   /** The job is over: no "reconnecting" noise, the stream is complete. */
   finished: boolean;
-  /** Receives every batch of the stream (the metric plots). */
-  onLines?: (lines: readonly LogLine[]) => void;
 }
 
-export function LogPanel({ jobId, nodeCount, finished, onLines }: LogPanelProps) {
-  const { store, version, status, history } = useLiveLogs(jobId, onLines);
+export function LogPanel({ jobId, nodeCount, finished }: LogPanelProps) {
+  const { store, version, status, history } = useLiveLogs(jobId);
   const [filter, setFilter] = useState<LogFilter>({ node: null, level: null });
   const [limit, setLimit] = useState(DOM_ROW_LIMIT);
   const { ref, following, onScroll, jumpToBottom } = useFollowScroll<HTMLDivElement>(version);

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { subscribe, type SocketStatus } from "@/lib/ws-client";
 import type { JobSocketMessage, LogLine } from "@/types/api";
 import { getJobLogs } from "../api/get-job-logs";
@@ -18,11 +18,8 @@ const BUSY_FLUSH_INTERVAL_MS = 250;
  * buffered and applied in one batch per animation frame, at most every MIN_FLUSH_INTERVAL_MS;
  * `version` changes when lines were added.
  */
-export function useLiveLogs(jobId: number, onLines?: (lines: readonly LogLine[]) => void) {
+export function useLiveLogs(jobId: number) {
   const [store, setStore] = useState(() => new LogStore());
-  // Every batch also goes to onLines (e.g. the metric plots), before the log view's cap.
-  const listener = useRef(onLines);
-  listener.current = onLines;
   const [version, setVersion] = useState(0);
   const [status, setStatus] = useState<SocketStatus>("connecting");
   const [history, setHistory] = useState<HistoryState>("loading");
@@ -54,7 +51,6 @@ export function useLiveLogs(jobId: number, onLines?: (lines: readonly LogLine[])
       const batch = pending;
       pending = [];
       lastBatch = batch.length;
-      listener.current?.(batch);
       if (logs.add(batch) > 0) setVersion((v) => v + 1);
     };
     const enqueue = (lines: readonly LogLine[]) => {

@@ -16,7 +16,8 @@ interface CdfPlotProps {
   onPlot?: (plot: uPlot | null) => void;
 }
 
-const COLOURS = ["#4f8cff", "#ff7f50", "#2e8b57", "#c792ea"];
+/** The own run first, then up to MAX_COMPARED other runs (lib/compare-ids.ts), each its own colour. */
+const COLOURS = ["#4f8cff", "#ff7f50", "#2e8b57", "#c792ea", "#d4a017", "#e0457b", "#17a2b8"];
 
 /** uPlot needs one shared x array: merge the curves' x values, each curve stepping through. */
 function align(curves: CdfCurve[]): uPlot.AlignedData {
@@ -31,7 +32,8 @@ function align(curves: CdfCurve[]): uPlot.AlignedData {
   return [xs, ...ys];
 }
 
-/** An empirical CDF (a step curve per run), drawn with uPlot; redrawn in place as data grows. */
+/** CDFs, a step curve per run (the own run exact from its samples, others from their
+ * histograms), drawn with uPlot; redrawn in place as data grows. */
 export function CdfPlot({ curves, xLabel, logScale, onPlot }: CdfPlotProps) {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);

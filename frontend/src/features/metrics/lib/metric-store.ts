@@ -1,74 +1,116 @@
-import type { LogLine } from "@/types/api";
+import type { MetricChunk, MetricFields, MetricKind } from "@/types/api";
 
-/** One `metrics.observe` / `metrics.count` record, as splay.metrics writes it (a `metric` line). */
-export interface MetricRecord {
-  name: string;
-  value: number;
-  type: "observe" | "count";
-  fields?: Record<string, string | number | boolean>;
+/** What one node reported for a metric: its records, their sum, and its latest value. */
+export interface NodeCounter {
+  node: number;
+  count: number;
+  sum: number;
+  last: number;
+  /** Time of `last`: chunks arrive in any order, the latest record by time wins. */
+  lastT: number;
 }
 
+/** Every record of one metric, one entry per record in the parallel arrays (arrival order). */
 export interface MetricSeries {
   name: string;
-  /** Observed values, in arrival order. */
+  /** Kind of the first chunk seen: a name is expected to be used with one kind only. */
+  kind: MetricKind;
+  t: number[];
+  node: number[];
   values: number[];
-  /** Sum of `count` records. */
-  count: number;
-  /** Histogram of the integer field `hops`, when observations carry it. */
+  /** The record's fields, null when it had none. */
+  fields: (MetricFields | null)[];
+  /** Every field name seen (the CSV columns). */
+  fieldNames: Set<string>;
+  /** Histogram of the integer field `hops`, when records carry it. */
   hops: Map<number, number>;
+  nodes: Map<number, NodeCounter>;
 }
 
-export function parseMetric(line: LogLine): MetricRecord | null {
-  if (line.level !== "metric") return null;
-  try {
-    const rec = JSON.parse(line.text) as Partial<MetricRecord>;
-    if (typeof rec.name !== "string" || typeof rec.value !== "number" || !Number.isFinite(rec.value)) return null;
-    return { name: rec.name, value: rec.value, type: rec.type === "count" ? "count" : "observe", fields: rec.fields };
-  } catch {
-    return null;
-  }
+function newSeries(name: string, kind: MetricKind): MetricSeries {
+  return { name, kind, t: [], node: [], values: [], fields: [], fieldNames: new Set(), hops: new Map(), nodes: new Map() };
 }
 
 /**
- * Every metric record of a job, aggregated as lines arrive (history pages and live pushes in
- * any order, duplicates ignored). Independent of the log view's cap: a CDF keeps all samples.
+ * Every metric record of a job, from `metric.chunks` pushes and `/metrics/chunks/` history
+ * pages in any order, each chunk taken once (by id). It keeps every sample, so the CDF is
+ * exact and the time series and per-node counters come from the same data.
  */
 export class MetricStore {
-  private readonly ids = new Set<number>();
+  private readonly chunkIds = new Set<number>();
+  /** Highest chunk id taken (the history cursor moves past it after a catch-up). */
+  maxId = 0;
   readonly series = new Map<string, MetricSeries>();
 
   /** Returns how many records were new. */
-  add(batch: readonly LogLine[]): number {
+  add(chunks: readonly MetricChunk[]): number {
     let added = 0;
-    for (const line of batch) {
-      if (line.level !== "metric" || this.ids.has(line.id)) continue;
-      this.ids.add(line.id);
-      const rec = parseMetric(line);
-      if (!rec) continue;
-      let s = this.series.get(rec.name);
+    for (const chunk of chunks) {
+      if (this.chunkIds.has(chunk.id)) continue;
+      this.chunkIds.add(chunk.id);
+      if (chunk.id > this.maxId) this.maxId = chunk.id;
+      let s = this.series.get(chunk.name);
       if (!s) {
-        s = { name: rec.name, values: [], count: 0, hops: new Map() };
-        this.series.set(rec.name, s);
+        s = newSeries(chunk.name, chunk.kind);
+        this.series.set(chunk.name, s);
       }
-      if (rec.type === "count") {
-        s.count += rec.value;
-      } else {
-        s.values.push(rec.value);
-        const hops = rec.fields?.hops;
-        if (typeof hops === "number" && Number.isInteger(hops)) s.hops.set(hops, (s.hops.get(hops) ?? 0) + 1);
-      }
-      added++;
+      added += addChunk(s, chunk);
     }
     return added;
   }
 
-  /** Names of the metrics with observations, most observed first. */
-  observedNames(): string[] {
+  /** Metric names: observed ones first (they have a CDF), then by number of records. */
+  names(): string[] {
     return [...this.series.values()]
       .filter((s) => s.values.length > 0)
-      .sort((a, b) => b.values.length - a.values.length || a.name.localeCompare(b.name))
+      .sort((a, b) => Number(a.kind === "count") - Number(b.kind === "count")
+        || b.values.length - a.values.length || a.name.localeCompare(b.name))
       .map((s) => s.name);
   }
+}
+
+function addChunk(s: MetricSeries, chunk: MetricChunk): number {
+  let added = 0;
+  const n = Math.min(chunk.t.length, chunk.value.length, chunk.node.length);
+  for (let i = 0; i < n; i++) {
+    const node = chunk.node[i]!;
+    const t = chunk.t[i]!;
+    const value = chunk.value[i]!;
+    if (!Number.isFinite(value) || !Number.isFinite(t)) continue;
+    const fields = chunk.fields?.[i] ?? null;
+    s.t.push(t);
+    s.node.push(node);
+    s.values.push(value);
+    s.fields.push(fields);
+    if (fields) {
+      for (const key of Object.keys(fields)) s.fieldNames.add(key);
+      const hops = fields.hops;
+      if (typeof hops === "number" && Number.isInteger(hops)) s.hops.set(hops, (s.hops.get(hops) ?? 0) + 1);
+    }
+    let c = s.nodes.get(node);
+    if (!c) {
+      c = { node, count: 0, sum: 0, last: value, lastT: t };
+      s.nodes.set(node, c);
+    }
+    c.count++;
+    c.sum += value;
+    if (t >= c.lastT) {
+      c.last = value;
+      c.lastT = t;
+    }
+    added++;
+  }
+  return added;
+}
+
+/** One row per node 1..nodeCount (a silent node shows up with 0 records) and per other
+ * node that reported, sorted by node. */
+export function nodeCounters(series: MetricSeries, nodeCount = 0): NodeCounter[] {
+  const rows = new Map(series.nodes);
+  for (let node = 1; node <= nodeCount; node++) {
+    if (!rows.has(node)) rows.set(node, { node, count: 0, sum: 0, last: Number.NaN, lastT: Number.NaN });
+  }
+  return [...rows.values()].sort((a, b) => a.node - b.node);
 }
 
 /** Empirical CDF: sorted values and, for each, the fraction of samples <= it. */
@@ -94,4 +136,12 @@ export function displayUnit(name: string, values: readonly number[]): { unit: st
   const timeLike = /(latency|rtt|delay|owd|time|_s$)/i.test(name);
   if (timeLike && values.every((v) => v < 100)) return { unit: "ms", scale: 1000 };
   return { unit: "", scale: 1 };
+}
+
+/** A value for a table or label: integers whole, others to 3 significant digits without an
+ * exponent from 1 up ("1234" not "1.23e+3"); "–" when there is none. */
+export function formatValue(v: number | null): string {
+  if (v === null || !Number.isFinite(v)) return "–";
+  if (Number.isInteger(v) || Math.abs(v) >= 1000) return String(Math.round(v));
+  return v.toPrecision(3);
 }

@@ -1,0 +1,68 @@
+import { quantile } from "./metric-store";
+
+/** At most this many windows: enough points to see a trend, yet windows long enough to hold
+ * several samples each, which a p10/p90 needs (more windows made a 3-node run's band noise). */
+export const MAX_WINDOWS = 75;
+/** No window shorter than this: below it, the daemons' timestamps and batching are the noise. */
+export const MIN_WINDOW_S = 0.1;
+
+/**
+ * Window length for a run spanning `span` seconds: the smallest 1-2-5 step (0.1, 0.2, 0.5, 1,
+ * 2, 5, 10 s, ...) giving at most MAX_WINDOWS windows. Successive steps differ by at most
+ * 2.5x, so a span of 7.5 s or more gets between 30 and 75 windows; a round length keeps the
+ * points on readable times, and it only changes when the run has grown by a step.
+ */
+export function windowLength(span: number): number {
+  const least = Math.max(MIN_WINDOW_S, span / MAX_WINDOWS);
+  for (let exp = Math.floor(Math.log10(least)) - 1; ; exp++) {
+    for (const m of [1, 2, 5]) {
+      const w = m * 10 ** exp;
+      if (w >= MIN_WINDOW_S && span < MAX_WINDOWS * w) return w;
+    }
+  }
+}
+
+export interface WindowStats {
+  /** Window length (s). */
+  window: number;
+  /** Time of the first sample (epoch s); x is measured from it. */
+  t0: number;
+  /** Middle of each window, seconds since t0, from the first window to the last. */
+  x: number[];
+  /** Percentiles of the window's values; null for a window without samples (a gap, not a guess). */
+  p10: (number | null)[];
+  p50: (number | null)[];
+  p90: (number | null)[];
+  /** Samples in the window. */
+  n: number[];
+  /** Sum of the window's values divided by its length (a `count` metric's rate per second;
+   * 0 without records). */
+  rate: number[];
+}
+
+/** Per-window percentiles (nearest rank) and rates of samples given as parallel t/value arrays. */
+export function windowStats(t: readonly number[], values: readonly number[]): WindowStats {
+  const out: WindowStats = { window: MIN_WINDOW_S, t0: 0, x: [], p10: [], p50: [], p90: [], n: [], rate: [] };
+  if (t.length === 0) return out;
+  let t0 = Infinity;
+  let t1 = -Infinity;
+  for (const v of t) {
+    if (v < t0) t0 = v;
+    if (v > t1) t1 = v;
+  }
+  const w = windowLength(t1 - t0);
+  const buckets: number[][] = Array.from({ length: Math.floor((t1 - t0) / w) + 1 }, () => []);
+  for (let i = 0; i < t.length; i++) buckets[Math.floor((t[i]! - t0) / w)]!.push(values[i]!);
+  out.window = w;
+  out.t0 = t0;
+  buckets.forEach((b, k) => {
+    b.sort((x, y) => x - y);
+    out.x.push((k + 0.5) * w);
+    out.p10.push(quantile(b, 0.1));
+    out.p50.push(quantile(b, 0.5));
+    out.p90.push(quantile(b, 0.9));
+    out.n.push(b.length);
+    out.rate.push(b.reduce((s, v) => s + v, 0) / w);
+  });
+  return out;
+}
