@@ -41,7 +41,7 @@ def test_an_uploaded_matrix_runs_and_a_bad_one_is_refused_with_the_reason(page: 
     replace_editor_text(page, APP)
     page.get_by_test_id("run-network").select_option("matrix")
     page.get_by_test_id("run-button").click()
-    expect(page.get_by_role("alert")).to_contain_text("Choose a matrix file")
+    expect(page.get_by_test_id("run-network-error")).to_contain_text("Choose a matrix file")
 
     page.get_by_test_id("run-network-file").set_input_files(
         files=[{"name": "ragged.csv", "mimeType": "text/csv", "buffer": b"0,10,20\n10,0\n"}])

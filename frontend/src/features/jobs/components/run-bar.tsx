@@ -118,7 +118,7 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
         {busy ? "Starting…" : "▶ Run"}
       </button>
-      {fileError && <span className="error-text" role="alert">{fileError}</span>}
+      {fileError && <span className="error-text" role="alert" data-testid="run-network-error">{fileError}</span>}
       {createJob.isError && <ErrorMessage error={createJob.error} title="Cannot start the job." />}
     </form>
   );

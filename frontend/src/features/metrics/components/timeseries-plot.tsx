@@ -34,7 +34,7 @@ function options(kind: MetricKind, xLabel: string, yLabel: string, width: number
     height: HEIGHT,
     scales: { x: { time: false } },
     axes: [{ label: xLabel }, { label: kind === "count" ? `${yLabel} per s` : yLabel }],
-    series: [{ label: "t (s)" }, ...(kind === "count" ? [{ label: "per s", stroke: "#2e8b57", width: 2 }] : observed)],
+    series: [{ label: xLabel }, ...(kind === "count" ? [{ label: "per s", stroke: "#2e8b57", width: 2 }] : observed)],
     // The p10–p90 band: uPlot fills between the series at these indices (upper, lower).
     bands: kind === "count" ? [] : [{ series: [3, 1], fill: "rgba(79, 140, 255, 0.15)" }],
     legend: { show: true },
