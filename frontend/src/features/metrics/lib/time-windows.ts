@@ -5,19 +5,23 @@ import { quantile } from "./metric-store";
 export const MAX_WINDOWS = 75;
 /** No window shorter than this: below it, the daemons' timestamps and batching are the noise. */
 export const MIN_WINDOW_S = 0.1;
+/** Windows hold this many samples on average at least: sparse runs get longer windows rather
+ * than a band of gaps (a 3-node run sampling every 0.25 s had empty 0.2 s windows). */
+export const MIN_SAMPLES_PER_WINDOW = 10;
 
 /**
- * Window length for a run spanning `span` seconds: the smallest 1-2-5 step (0.1, 0.2, 0.5, 1,
- * 2, 5, 10 s, ...) giving at most MAX_WINDOWS windows. Successive steps differ by at most
+ * Window length for a run spanning `span` seconds with `samples` samples: the smallest 1-2-5
+ * step (0.1, 0.2, 0.5, 1, 2, 5, 10 s, ...) giving at most MAX_WINDOWS windows and at least
+ * MIN_SAMPLES_PER_WINDOW samples per window on average. Successive steps differ by at most
  * 2.5x, so a span of 7.5 s or more gets between 30 and 75 windows; a round length keeps the
  * points on readable times, and it only changes when the run has grown by a step.
  */
-export function windowLength(span: number): number {
-  const least = Math.max(MIN_WINDOW_S, span / MAX_WINDOWS);
+export function windowLength(span: number, samples = Infinity): number {
+  const least = Math.max(MIN_WINDOW_S, span / MAX_WINDOWS, (MIN_SAMPLES_PER_WINDOW * span) / samples);
   for (let exp = Math.floor(Math.log10(least)) - 1; ; exp++) {
     for (const m of [1, 2, 5]) {
       const w = m * 10 ** exp;
-      if (w >= MIN_WINDOW_S && span < MAX_WINDOWS * w) return w;
+      if (w >= least && span < MAX_WINDOWS * w) return w;
     }
   }
 }
@@ -40,8 +44,9 @@ export interface WindowStats {
   rate: number[];
 }
 
-/** Per-window percentiles (nearest rank) and rates of samples given as parallel t/value arrays. */
-export function windowStats(t: readonly number[], values: readonly number[]): WindowStats {
+/** Per-window percentiles (nearest rank) and rates of samples given as parallel t/value arrays;
+ * the window is windowLength's unless given. */
+export function windowStats(t: readonly number[], values: readonly number[], window?: number): WindowStats {
   const out: WindowStats = { window: MIN_WINDOW_S, t0: 0, x: [], p10: [], p50: [], p90: [], n: [], rate: [] };
   if (t.length === 0) return out;
   let t0 = Infinity;
@@ -50,7 +55,7 @@ export function windowStats(t: readonly number[], values: readonly number[]): Wi
     if (v < t0) t0 = v;
     if (v > t1) t1 = v;
   }
-  const w = windowLength(t1 - t0);
+  const w = window ?? windowLength(t1 - t0, t.length);
   const buckets: number[][] = Array.from({ length: Math.floor((t1 - t0) / w) + 1 }, () => []);
   for (let i = 0; i < t.length; i++) buckets[Math.floor((t[i]! - t0) / w)]!.push(values[i]!);
   out.window = w;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_WINDOWS, MIN_WINDOW_S, windowLength, windowStats } from "../time-windows";
+import { MAX_WINDOWS, MIN_SAMPLES_PER_WINDOW, MIN_WINDOW_S, windowLength, windowStats } from "../time-windows";
 
 describe("windowLength", () => {
   it("gives between 30 and 75 windows of a round length once the run is long enough", () => {
@@ -18,6 +18,15 @@ describe("windowLength", () => {
     expect(windowLength(3)).toBe(MIN_WINDOW_S);
   });
 
+  it("makes sparse runs' windows long enough for ten samples each on average", () => {
+    expect(MIN_SAMPLES_PER_WINDOW).toBe(10);
+    expect(windowLength(8, 96)).toBe(1); // 3 nodes, a sample every 0.25 s: not 0.2 s windows with gaps
+    expect(windowLength(2.5, 12)).toBe(5);
+    expect(windowLength(300, 1_000_000)).toBe(5); // plenty of samples: the 30-75 windows rule
+    const t = Array.from({ length: 96 }, (_, i) => 100 + (i % 32) * 0.25);
+    expect(windowStats(t, t.map(() => 1)).window).toBe(1);
+  });
+
   it("picks the next step when the span is exactly MAX_WINDOWS windows", () => {
     expect(MAX_WINDOWS).toBe(75);
     expect(windowLength(75)).toBe(2); // 75 windows of 1 s would need a 76th for t = 75
@@ -27,10 +36,10 @@ describe("windowLength", () => {
 
 describe("windowStats", () => {
   it("gives nearest-rank p10/p50/p90 and the rate per window, x from the first sample", () => {
-    // 2.5 s run: 0.1 s windows. Window 0 holds 1..10, window 3 holds 100, window 24 holds 7.
+    // 2.5 s run in 0.1 s windows. Window 0 holds 1..10, window 3 holds 100, window 24 holds 7.
     const t = [...Array.from({ length: 10 }, (_, i) => 1000 + i * 0.009), 1000.35, 1002.45];
     const values = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100, 7];
-    const s = windowStats(t, values);
+    const s = windowStats(t, values, 0.1);
     expect(s.window).toBe(0.1);
     expect(s.t0).toBe(1000);
     expect(s.x).toHaveLength(25); // every window from the first to the last, empty ones too
