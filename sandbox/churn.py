@@ -763,6 +763,49 @@ def load(text: str, seed: int = 1) -> Schedule:
 FTA_KINDS = frozenset({"0", "1", "availability", "unavailability", "up", "down", "available", "unavailable"})
 
 
+def network_overlay(plan: Schedule, n: int, seed: int = 1) -> dict[str, list[dict]]:
+    """The scenario's network events as additions to every node's `net` block (netmodel.py,
+    netem.lua): `partitions` [{at, until, groups}] and `phases` [{at, loss, latency}].
+    A partition's groups are its shares of the n nodes, placed by a seeded shuffle (groups
+    mix early and late joiners)."""
+    rng = random.Random(f"{seed}:partition")
+    partitions: list[dict] = []
+    phases: list[dict] = []
+    loss: float | None = None
+    latency = 1.0
+    for e in plan.events:
+        if e.kind == "partition":
+            if partitions and partitions[-1]["until"] is None:
+                partitions[-1]["until"] = e.t
+            order = list(range(n))
+            rng.shuffle(order)
+            groups = [0] * n
+            start = 0
+            for g, share in enumerate(e.value):
+                count = n - start if g == len(e.value) - 1 else round(share * n)
+                for idx in order[start:start + count]:
+                    groups[idx] = g
+                start += count
+            partitions.append({"at": e.t, "until": None, "groups": groups})
+        elif e.kind == "heal" and partitions and partitions[-1]["until"] is None:
+            partitions[-1]["until"] = e.t
+        elif e.kind in ("loss", "latency"):
+            if e.kind == "loss":
+                loss = e.value
+            else:
+                latency = e.value
+            phase = {"at": e.t, "latency": latency}
+            if loss is not None:
+                phase["loss"] = loss
+            if phases and phases[-1]["at"] == e.t:
+                phases[-1] = phase
+            else:
+                phases.append(phase)
+    if plan.end is not None and partitions and partitions[-1]["until"] is None:
+        partitions[-1]["until"] = plan.end
+    return {"partitions": partitions, "phases": phases}
+
+
 def population_steps(events: Iterable[Event]) -> list[tuple[float, int]]:
     """(t, population after the events at t), one point per instant with joins or leaves."""
     out: list[tuple[float, int]] = []

@@ -14,6 +14,12 @@ sandbox/README.md). Exit status: 0 when every node ended normally or the time ra
 node failed (non-zero exit), 2 on bad usage or when the backend cannot run here. Standard
 library only for the default backend.
 
+`--churn FILE` (a churn script or trace, docs/churn.md; process backend) starts no node at
+launch: node k starts at each of its joins (a fresh process and working directory each time,
+same position and port) and is killed at its leaves (SIGKILL: a failure; a graceful leave
+sends SIGTERM, then SIGKILL after GRACE_S). Each join and leave writes a `churn` record with
+its planned and actual times; the script's network statements join the `net` block.
+
 `--backend docker` runs the same nodes as execs in one hardened container (splayd's own Docker
 backend, daemon/splayd/docker_backend.py: read-only root, no capabilities, no-new-privileges,
 pids and memory limits, host networking, the sandbox image built from host files when absent
@@ -46,6 +52,7 @@ NODE_LUA = SANDBOX / "node.lua"
 LEVELS = {"debug", "info", "warning", "error", "print", "metric"}
 MAX_LINE = 4096
 PORT_RANGE = (20000, 60000)
+GRACE_S = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later
 
 
 def node_port_range() -> tuple[int, int]:
@@ -98,6 +105,8 @@ class Node:
         self.k, self.proc, self.workdir = k, proc, workdir
         self.buf = b""
         self.code: int | None = None
+        self.left: str | None = None  # killed by the churn scenario: "failure" or "graceful"
+        self.kill_at: float | None = None  # a graceful leave's SIGKILL deadline
 
 
 def parse_line(raw: bytes) -> tuple[str, str]:
@@ -131,6 +140,14 @@ class Output:
             rec.update(kind="log", level=level, text=text)
         self.write(rec, now)
 
+    def churn(self, k: int, event: str, planned: float, graceful: bool = False) -> None:
+        now = time.time()
+        rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3), "kind": "churn", "event": event,
+                               "planned": planned}
+        if graceful:
+            rec["graceful"] = True
+        self.write(rec, now)
+
     def exit(self, k: int, code: int, reason: str) -> None:
         now = time.time()
         self.write({"node": k, "t": round(now - self.start, 3), "kind": "exit", "code": code,
@@ -144,6 +161,9 @@ class Output:
                     f" {json.dumps(rec['fields'])}" if "fields" in rec else "")
             elif rec["kind"] == "exit":
                 body = f"exit {rec['text']}"
+            elif rec["kind"] == "churn":
+                body = f"churn {rec['event']}{' (graceful)' if rec.get('graceful') else ''} " \
+                       f"(planned {rec['planned']:g} s)"
             else:
                 body = f"{rec['level']} {rec['text']}"
             sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
@@ -187,7 +207,42 @@ def network_blocks(args: argparse.Namespace) -> str | None:
     except netmodel.NetModelError as e:
         return str(e)
     args.net_blocks = netmodel.compile_job(spec, args.nodes, args.seed or 0, duration=args.time)
+    plan = getattr(args, "churn_plan", None)
+    if plan is not None and any(e.kind not in ("join", "leave") for e in plan.events):
+        import churn
+        overlay = churn.network_overlay(plan, args.nodes, args.seed or 1)
+        if args.net_blocks is None:  # a LAN, but the script partitions it or changes its loss
+            args.net_blocks = [{"model": "lan", "loss": 0.0, "mtu": args.mtu, "bandwidth": None, "jitter": 0.0,
+                                "partitions": [], "delay": 0.0} for _ in range(args.nodes)]
+        for block in args.net_blocks:
+            block["partitions"] = list(block["partitions"]) + overlay["partitions"]
+            block["phases"] = overlay["phases"]
     args.net_epoch = time.time()   # partition offsets count from the launch
+    return None
+
+
+def churn_plan(args: argparse.Namespace) -> str | None:
+    """Load --churn into args.churn_plan (and the node count); an error message or None."""
+    if str(SANDBOX) not in sys.path:
+        sys.path.insert(0, str(SANDBOX))
+    import churn  # sandbox/churn.py
+    try:
+        text = Path(args.churn).read_text()
+    except OSError as e:
+        return f"cannot read {args.churn}: {e.strerror}"
+    errors = churn.script_errors(text) if churn.load_kind(text) == "script" else []
+    try:
+        if errors:
+            raise errors[0]
+        plan = churn.load(text, seed=args.seed if args.seed is not None else 1)
+    except churn.ChurnError as e:
+        return "\n".join(f"{args.churn}:{x.line}:{x.column}: {x.message}" for x in (errors or [e]))
+    if plan.nodes == 0:
+        return f"{args.churn}: the scenario never starts a node"
+    if args.nodes is not None and args.nodes != plan.nodes:
+        return f"{args.churn} uses {plan.nodes} nodes: leave out --nodes, or give --nodes {plan.nodes}"
+    args.nodes = plan.nodes
+    args.churn_plan = plan
     return None
 
 
@@ -214,27 +269,76 @@ def run(args: argparse.Namespace) -> int:
     sel = selectors.DefaultSelector()
     running: list[Node] = []
     failed = False
+    plan = getattr(args, "churn_plan", None)
+    sessions: dict[int, int] = {}
+    by_k: dict[int, Node] = {}
+    open_pipes = 0
+
+    def start_node(k: int) -> None:
+        nonlocal open_pipes
+        sessions[k] = sessions.get(k, 0) + 1
+        wd = root / (f"node-{k}" if sessions[k] == 1 else f"node-{k}.{sessions[k]}")
+        wd.mkdir()
+        shutil.copyfile(app, wd / "app.lua")
+        (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
+        proc = subprocess.Popen([luajit, str(NODE_LUA), "job.json", "app.lua"], cwd=wd, env=env,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True,
+                                preexec_fn=preexec, close_fds=True)
+        node = Node(k, proc, wd)
+        os.set_blocking(proc.stdout.fileno(), False)  # type: ignore[union-attr]
+        sel.register(proc.stdout, selectors.EVENT_READ, node)  # type: ignore[arg-type]
+        running.append(node)
+        by_k[k] = node
+        open_pipes += 1
+
+    def kill(node: Node, sig: int) -> None:
+        try:
+            os.killpg(node.proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def churn_event(e: Any) -> None:
+        node = by_k.get(e.node)
+        alive = node is not None and node.proc.poll() is None and node.left is None
+        if e.kind == "join":
+            if alive:
+                return  # still up (it never left): nothing to start
+            output.churn(e.node, "join", e.t)
+            start_node(e.node)
+        elif alive:
+            output.churn(e.node, "leave", e.t, e.graceful)
+            node.left = "graceful" if e.graceful else "failure"
+            if e.graceful:
+                kill(node, signal.SIGTERM)
+                node.kill_at = time.time() + GRACE_S
+            else:
+                kill(node, signal.SIGKILL)
+
     try:
-        for k in range(1, n + 1):
-            wd = root / f"node-{k}"
-            wd.mkdir()
-            shutil.copyfile(app, wd / "app.lua")
-            (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
-            proc = subprocess.Popen([luajit, str(NODE_LUA), "job.json", "app.lua"], cwd=wd, env=env,
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, start_new_session=True,
-                                    preexec_fn=preexec, close_fds=True)
-            node = Node(k, proc, wd)
-            os.set_blocking(proc.stdout.fileno(), False)  # type: ignore[union-attr]
-            sel.register(proc.stdout, selectors.EVENT_READ, node)  # type: ignore[arg-type]
-            running.append(node)
-        deadline = start + args.time
-        open_pipes = n
-        while open_pipes > 0:
-            left = deadline - time.time()
+        events = [e for e in plan.events if e.kind in ("join", "leave")] if plan is not None else []
+        next_event = 0
+        if plan is None:
+            for k in range(1, n + 1):
+                start_node(k)
+        deadline = start + (min(args.time, plan.end) if plan is not None and plan.end is not None else args.time)
+        while open_pipes > 0 or next_event < len(events):
+            now = time.time()
+            left = deadline - now
             if left <= 0:
                 break
-            for key, _ in sel.select(timeout=min(left, 0.5)):
+            # joins and leaves due now, against this machine's clock (not the loop's pace)
+            while next_event < len(events) and start + events[next_event].t <= now:
+                churn_event(events[next_event])
+                next_event += 1
+            for node in running:
+                if node.kill_at is not None and now >= node.kill_at and node.proc.poll() is None:
+                    kill(node, signal.SIGKILL)
+                    node.kill_at = None
+            wait = min(left, 0.5)
+            if next_event < len(events):
+                wait = max(0.0, min(wait, start + events[next_event].t - time.time()))
+            for key, _ in sel.select(timeout=wait):
                 node = key.data
                 chunk = os.read(key.fd, 65536)
                 if not chunk:
@@ -253,13 +357,19 @@ def run(args: argparse.Namespace) -> int:
                     node.buf = b""
         timed_out = open_pipes > 0
         for node in running:
+            if node.left is not None:
+                node.proc.wait()
+                output.exit(node.k, 0, f"left (churn: {node.left})")
+                continue
             if node.proc.poll() is None and timed_out:
                 try:
                     os.killpg(node.proc.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
                 node.proc.wait()
-                output.exit(node.k, 0, "stopped: duration of %s s reached" % args.time)
+                output.exit(node.k, 0, f"stopped: the scenario's stop at {plan.end:g} s"
+                            if plan is not None and plan.end is not None and plan.end < args.time
+                            else "stopped: duration of %s s reached" % args.time)
                 continue
             failed = report_exit(output, node.k, node.proc.wait()) or failed
     except KeyboardInterrupt:
@@ -400,7 +510,7 @@ async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="splaylab run", description="run a SPLAY app on N local nodes")
     p.add_argument("app", help="the Lua application")
-    p.add_argument("--nodes", "-n", type=int, default=3)
+    p.add_argument("--nodes", "-n", type=int, help="how many nodes (default 3; with --churn, the scenario's)")
     p.add_argument("--time", "-t", type=float, default=30, help="duration in seconds (default 30)")
     p.add_argument("--seed", type=int, help="seed math.random reproducibly (mixed with the position)")
     p.add_argument("--out", help="write the JSONL records to this file")
@@ -410,6 +520,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("process", "docker"), default="process",
                    help="process: one sandboxed process per node (default); docker: the nodes "
                         "in one hardened container (needs the Docker SDK and an engine)")
+    p.add_argument("--churn", metavar="FILE", help="a churn script or trace (docs/churn.md): nodes join "
+                   "and leave as it says (process backend)")
     net = p.add_argument_group("emulated network (docs/network.md; every delay is ONE-WAY)")
     net.add_argument("--net", default="lan", help="lan (default), const:50ms, jitter:50ms:10ms, "
                      "transit-stub[:TRANSITS:STUBS], king, matrix:FILE, trace:FILE[:PERIOD]")
@@ -432,6 +544,16 @@ def _terminated(signum: int, frame: Any) -> None:
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _terminated)
     args = parser().parse_args(argv)
+    if args.churn and args.backend != "process":
+        print("run_local: --churn runs on the process backend only", file=sys.stderr)
+        return 2
+    if args.churn:
+        error = churn_plan(args)
+        if error:
+            print(f"run_local: {error}", file=sys.stderr)
+            return 2
+    elif args.nodes is None:
+        args.nodes = 3
     if args.nodes < 1 or args.time <= 0:
         print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
         return 2

@@ -60,6 +60,27 @@ describe("splaylab.netem", function()
     assert.is_false(netem.partitioned(3))
   end)
 
+  it("follows a churn script's loss and latency phases", function()
+    local t = 100
+    platform.now = function() return t end
+    netem.init({ delay = { 0, 0.02, 0.1 }, loss = 0.01, phases = {
+      { at = 10, loss = 0.5, latency = 2 }, { at = 20, latency = 0.5 }, { at = 30 } } }, 1, nodes, 1, 100)
+    assert.equal(0.02, netem.delay(2))                -- before the first phase: the model
+    t = 115
+    assert.equal(0.04, netem.delay(2))
+    assert.equal(0.4, netem.rtt(3))
+    local lost = 0
+    for _ = 1, 4000 do if netem.datagram_lost(100) then lost = lost + 1 end end
+    assert.is_true(math.abs(lost / 4000 - 0.5) < 0.03)
+    t = 125                                            -- loss back to the job's, latency halved
+    assert.equal(0.01, netem.delay(2))
+    lost = 0
+    for _ = 1, 4000 do if netem.datagram_lost(100) then lost = lost + 1 end end
+    assert.is_true(lost / 4000 < 0.03)
+    t = 135
+    assert.equal(0.02, netem.delay(2))
+  end)
+
   it("spaces messages by the bandwidth after a burst of one MTU", function()
     local t = 0
     platform.now = function() return t end

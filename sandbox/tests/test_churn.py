@@ -133,6 +133,18 @@ at 95s loss default
     assert [(e.t, e.kind, e.value) for e in again.events if e.kind not in ("join", "leave")] == net
 
 
+def test_network_statements_become_partitions_and_phases_of_the_net_block() -> None:
+    text = "from 10s to 20s partition 25% 75%\nat 30s partition 50%\nat 40s heal\n" \
+           "at 50s loss 5%\nfrom 60s to 70s latency x3\nat 80s loss default"
+    overlay = churn.network_overlay(churn.schedule(churn.parse_script(text)), n=8, seed=1)
+    [(a, b), (c, d)] = [(p["at"], p["until"]) for p in overlay["partitions"]]
+    assert (a, b, c, d) == (10, 20, 30, 40)
+    first = overlay["partitions"][0]["groups"]
+    assert sorted(first) == [0, 0, 1, 1, 1, 1, 1, 1]  # 25 % of 8 nodes, the rest
+    assert overlay["phases"] == [{"at": 50, "latency": 1.0, "loss": 0.05}, {"at": 60, "latency": 3.0, "loss": 0.05},
+                                 {"at": 70, "latency": 1.0, "loss": 0.05}, {"at": 80, "latency": 1.0}]
+
+
 @pytest.mark.parametrize("text,line,column,message", [
     ("join 10", 1, 1, "a statement starts with 'at TIME' or 'from TIME to TIME'"),
     ("at 10 join 5", 1, 7, "the instant: expected a time unit (s, m, h, d) after 10"),

@@ -58,6 +58,9 @@ function M.init(block, me, nodes, nb_ports, t0)
   net.jitter = tonumber(net.jitter) or 0
   net.bandwidth = tonumber(net.bandwidth)
   net.partitions = net.partitions or {}
+  -- Churn scripts' `loss` / `latency` statements: from `at` on, loss (nil: the job's own) and
+  -- a factor on every delay, until the next phase (docs/churn.md).
+  net.phases = net.phases or {}
   M.me = tonumber(me) or 1
   epoch = tonumber(t0) or platform.now()
   for k, node in ipairs(nodes or {}) do
@@ -76,10 +79,31 @@ function M.position_of(ip, port)
   return index[tostring(ip) .. ":" .. tostring(port)]
 end
 
+-- The phase in effect now (nil before the first): phases are few and sorted by `at`.
+local function phase()
+  local phases = net.phases
+  if #phases == 0 then return nil end
+  local now = platform.now() - epoch
+  for i = #phases, 1, -1 do
+    if now >= phases[i].at then return phases[i] end
+  end
+  return nil
+end
+
+local function latency_factor()
+  local p = phase()
+  return p and tonumber(p.latency) or 1
+end
+
+local function loss_now()
+  local p = phase()
+  return p and tonumber(p.loss) or net.loss
+end
+
 local function base_delay(k)
   local d = net.delay
   if type(d) == "table" then d = d[k] end
-  return tonumber(d) or 0
+  return (tonumber(d) or 0) * latency_factor()
 end
 
 function M.delay(k)
@@ -90,15 +114,16 @@ function M.delay(k)
     local n = series and #series or 0
     if n == 0 then return 0 end
     local i = min(n, max(1, floor((platform.now() - epoch) / trace.period) + 1))
-    d = normal(series[i][1], series[i][2])
+    d = normal(series[i][1], series[i][2]) * latency_factor()
   else
-    d = normal(base_delay(k), net.jitter)
+    d = normal(base_delay(k), net.jitter * latency_factor())
   end
   return d > 0 and d or 0
 end
 
 function M.rtt(k)
-  local back = net.back and tonumber(net.back[k]) or base_delay(k)
+  local back = net.back and tonumber(net.back[k])
+  back = back and back * latency_factor() or base_delay(k)
   return base_delay(k) + back
 end
 
@@ -114,14 +139,14 @@ function M.partitioned(k)
 end
 
 function M.datagram_lost(size)
-  local p = net.loss
+  local p = loss_now()
   if p <= 0 then return false end
   local fragments = math.ceil(max(size, 1) / (net.mtu - 28))
   return uniform() < 1 - (1 - p) ^ fragments
 end
 
 function M.stream_penalty(size, k)
-  local p = net.loss
+  local p = loss_now()
   if p <= 0 then return 0 end
   local segments = math.ceil(max(size, 1) / (net.mtu - 40))
   if uniform() < 1 - (1 - p) ^ segments then return max(0.2, 2 * M.rtt(k)) end
