@@ -56,4 +56,29 @@ def demo_seed() -> DemoSeed:
     workspace, created = Workspace.objects.get_or_create(owner=student, name="default")
     if created or not workspace.files.exists():
         workspace_files_replace(workspace=workspace, files=[{"path": "app.lua", "content": DEMO_APP}])
+    _demo_scenarios_ensure(teacher)
     return DemoSeed(course=course, teacher=teacher, student=student, workspace=workspace)
+
+
+# The library's first scenarios (docs/churn.md): the SPLAY paper's figure 4 and a massive failure.
+DEMO_SCENARIOS = {
+    "figure 4 (SPLAY paper)": ("Join, stabilise, grow, churn at constant population, a massive failure, "
+                               "growth under churn, everyone leaves.",
+                               "at 30s join 100\n"
+                               "from 5m to 10m inc 100\n"
+                               "from 15m to 20m const churn 50%\n"
+                               "at 25m leave 50%\n"
+                               "from 30m to 35m inc 100 churn 150%\n"
+                               "at 40m leave 100%\n"
+                               "at 41m stop\n"),
+    "massive failure": ("Half of the nodes fail at once, then the survivors must recover.",
+                        "at 1s join 60\nat 90s leave 50%\nat 200s stop\n"),
+}
+
+
+def _demo_scenarios_ensure(owner: User) -> None:
+    from scenarios.models import Scenario
+
+    for name, (description, text) in DEMO_SCENARIOS.items():
+        Scenario.objects.get_or_create(name=name, defaults={"owner": owner, "text": text,
+                                                            "description": description})

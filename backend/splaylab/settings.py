@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "jobs",
     "logs",
     "metrics",
+    "scenarios",
 ]
 
 MIDDLEWARE = [

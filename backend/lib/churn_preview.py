@@ -1,0 +1,52 @@
+"""A churn scenario as the editor's preview draws it (sandbox/churn.py does the work).
+
+Model-free. `churn_preview(text, seed)` → errors (line, column, message: every bad line) or the
+planned population, joins/leaves per bin (the SPLAY paper's figure 4), warnings and network
+events."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+SANDBOX_DIR = Path(__file__).resolve().parents[2] / "sandbox"
+if str(SANDBOX_DIR) not in sys.path:
+    sys.path.append(str(SANDBOX_DIR))
+
+import churn  # noqa: E402  (sandbox/churn.py)
+
+MAX_TEXT_BYTES = 1024 * 1024
+TARGET_BINS = 60
+
+
+def bin_width(duration: float) -> float:
+    """About TARGET_BINS bins of a round width (1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10 min, ...)."""
+    for w in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400):
+        if duration / w <= TARGET_BINS:
+            return float(w)
+    return 86400.0
+
+
+def churn_preview(text: str, seed: int = 1) -> dict[str, Any]:
+    if len(text.encode()) > MAX_TEXT_BYTES:
+        return {"errors": [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]}
+    kind = churn.load_kind(text)
+    errors = churn.script_errors(text) if kind == "script" else []
+    plan = None
+    if not errors:
+        try:
+            plan = churn.load(text, seed=seed)
+        except churn.ChurnError as e:
+            errors = [e]
+    if errors or plan is None:
+        return {"kind": kind, "errors": [{"line": e.line, "column": e.column, "message": e.message} for e in errors]}
+    duration = plan.duration
+    width = bin_width(duration)
+    return {
+        "kind": kind, "errors": [],
+        "warnings": [{"line": line, "message": message} for line, message in plan.warnings],
+        "nodes": plan.nodes, "duration": duration, "end": plan.end,
+        "population": [[t, p] for t, p in churn.population_steps(plan.events)],
+        "bin": width, "bins": [list(b) for b in churn.per_bin(plan.events, width)],
+        "network": [{"t": e.t, "text": e.text()} for e in plan.events if e.kind not in ("join", "leave")],
+    }

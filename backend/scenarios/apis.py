@@ -1,0 +1,88 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.permissions import SAFE_METHODS, BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from lib.churn_preview import churn_preview
+
+from .models import Scenario
+from .services import scenario_save
+
+
+class WritesScenariosOrReads(BasePermission):
+    """Everyone signed in reads the library and previews; instructors and TAs write it."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        user = request.user
+        if not (user and user.is_authenticated):
+            return False
+        return request.method in SAFE_METHODS or getattr(view, "preview_only", False) or user.sees_everything
+
+
+class ScenarioOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    description = serializers.CharField()
+    text = serializers.CharField()
+    owner = serializers.CharField(source="owner.username")
+    updated_at = serializers.DateTimeField()
+
+
+class ScenarioInputSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    description = serializers.CharField(allow_blank=True, required=False, default="")
+    text = serializers.CharField(trim_whitespace=False)
+
+
+class ChurnPreviewApi(APIView):
+    """POST {text, seed?} → errors, or the planned population and joins/leaves per bin."""
+    permission_classes = [WritesScenariosOrReads]
+    preview_only = True
+
+    class InputSerializer(serializers.Serializer):
+        text = serializers.CharField(allow_blank=True, trim_whitespace=False)
+        seed = serializers.IntegerField(default=1, min_value=0)
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(churn_preview(data.validated_data["text"], seed=data.validated_data["seed"]))
+
+
+class ScenarioListApi(APIView):
+    permission_classes = [WritesScenariosOrReads]
+
+    @extend_schema(responses=ScenarioOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(ScenarioOutputSerializer(Scenario.objects.select_related("owner"), many=True).data)
+
+    @extend_schema(request=ScenarioInputSerializer, responses=ScenarioOutputSerializer)
+    def post(self, request: Request) -> Response:
+        data = ScenarioInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        scenario = scenario_save(owner=request.user, **data.validated_data)
+        return Response(ScenarioOutputSerializer(scenario).data, status=201)
+
+
+class ScenarioDetailApi(APIView):
+    permission_classes = [WritesScenariosOrReads]
+
+    @extend_schema(responses=ScenarioOutputSerializer)
+    def get(self, request: Request, scenario_id: int) -> Response:
+        return Response(ScenarioOutputSerializer(get_object_or_404(Scenario, id=scenario_id)).data)
+
+    @extend_schema(request=ScenarioInputSerializer, responses=ScenarioOutputSerializer)
+    def put(self, request: Request, scenario_id: int) -> Response:
+        scenario = get_object_or_404(Scenario, id=scenario_id)
+        data = ScenarioInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        scenario = scenario_save(owner=scenario.owner, scenario=scenario, **data.validated_data)
+        return Response(ScenarioOutputSerializer(scenario).data)
+
+    def delete(self, request: Request, scenario_id: int) -> Response:
+        get_object_or_404(Scenario, id=scenario_id).delete()
+        return Response(status=204)
