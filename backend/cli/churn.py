@@ -5,8 +5,9 @@
         at each step, the warnings (skipped joins/leaves) and a summary
     ./splaylab churn trace FILE --out TRACE [--speedup K] [--amplitude A] [--from T] [--to T] [--seed S]
         SPLAY's per-node on/off trace of a script, a SPLAY trace or an FTA event_trace
-    ./splaylab churn plot FILE --out fig.png [--bin SECONDS] [--seed S]
-        the SPLAY paper's figure 4: population over time above joins and leaves per bin
+    ./splaylab churn plot FILE --out fig.png [--bin SECONDS] [--seed S] [--run OUT.jsonl]
+        the SPLAY paper's figure 4: population over time above joins and leaves per bin;
+        with --run, the actual population of a `./splaylab run --churn ... --out` beside the planned
 
 FILE is told apart by its content: a script, a SPLAY trace (numbers only) or an FTA
 event_trace (rows of 8+ columns whose 6th is 0/1). Exit status: 0 ok, 1 a bad scenario,
@@ -83,22 +84,48 @@ def trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def plot(args: argparse.Namespace) -> int:
-    plan = _load(args.file, args.seed)
-    if plan is None:
-        return 1
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def actual_steps(path: Path) -> list[tuple[float, int]]:
+    """The population a run really had: its `churn` records (actual times), stepped."""
+    import json
 
-    steps = churn.population_steps(plan.events)
-    end = plan.duration
+    events = []
+    for line in _read(path).splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("kind") == "churn" and rec.get("event") in ("join", "leave"):
+            events.append((float(rec["t"]), 1 if rec["event"] == "join" else -1))
+    out: list[tuple[float, int]] = []
+    pop = 0
+    for t, d in sorted(events):
+        pop += d
+        out.append((t, pop))
+    return out
+
+
+def _stepped(steps: list[tuple[float, int]], end: float) -> tuple[list[float], list[int]]:
     xs, ys = [0.0], [0]
     for t, p in steps:
         xs += [t, t]
         ys += [ys[-1], p]
     xs.append(max(end, xs[-1]))
     ys.append(ys[-1])
+    return xs, ys
+
+
+def plot(args: argparse.Namespace) -> int:
+    plan = _load(args.file, args.seed)
+    if plan is None:
+        return 1
+    actual = actual_steps(args.run) if args.run else None
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = churn.population_steps(plan.events)
+    end = plan.duration
+    xs, ys = _stepped(steps, end)
     minutes = end >= 600
     scale = 60.0 if minutes else 1.0
     unit = "min" if minutes else "s"
@@ -106,7 +133,11 @@ def plot(args: argparse.Namespace) -> int:
     bins = churn.per_bin(plan.events, width)
 
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(8, 5), gridspec_kw={"height_ratios": [2, 1]})
-    top.plot([x / scale for x in xs], ys, color="#1f5fbf")
+    top.plot([x / scale for x in xs], ys, color="#1f5fbf", label="planned")
+    if actual is not None:
+        axs, ays = _stepped(actual, end)
+        top.plot([x / scale for x in axs], ays, color="#e67e22", linestyle="--", label=f"actual ({args.run.name})")
+        top.legend(loc="upper right", fontsize="small")
     top.set_ylabel("nodes up")
     top.set_title(f"{args.file.name}: population over time")
     top.grid(alpha=0.3)
@@ -120,7 +151,9 @@ def plot(args: argparse.Namespace) -> int:
     bottom.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(args.out, dpi=120)
-    print(f"{args.out}: {len(steps)} population steps, peak {max((p for _, p in steps), default=0)}")
+    print(f"{args.out}: {len(steps)} population steps, peak {max((p for _, p in steps), default=0)}"
+          + (f"; actual: {len(actual)} steps, peak {max((p for _, p in actual), default=0)}" if actual is not None
+             else ""))
     return 0
 
 
@@ -142,6 +175,7 @@ def main(argv: list[str]) -> int:
             s.add_argument("--to", dest="end", type=float, help="keep the trace until T s")
         if name == "plot":
             s.add_argument("--bin", type=float, help="seconds per join/leave bin (default: 1 min, or ~60 bins)")
+            s.add_argument("--run", type=Path, help="a `./splaylab run --churn ... --out` JSONL: its actual population too")
     args = p.parse_args(argv)
     return {"check": check, "trace": trace, "plot": plot}[args.command](args)
 

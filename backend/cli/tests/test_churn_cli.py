@@ -1,6 +1,7 @@
 """`./splaylab churn check | trace | plot`: exit status, messages and files, run as users do."""
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -63,6 +64,21 @@ def test_plot_draws_a_png(tmp_path: Path) -> None:
     proc = churn("plot", str(f), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 10_000
+
+
+def test_plot_draws_the_actual_population_of_a_run_beside_the_planned(tmp_path: Path) -> None:
+    f, run, out = tmp_path / "s.churn", tmp_path / "run.jsonl", tmp_path / "fig.png"
+    f.write_text("at 1s join 3\nat 5s leave 1\n")
+    run.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"node": 1, "t": 1.01, "kind": "churn", "event": "join", "planned": 1},
+        {"node": 2, "t": 1.02, "kind": "churn", "event": "join", "planned": 1},
+        {"node": 1, "t": 1.5, "kind": "log", "level": "info", "text": "up"},
+        {"node": 3, "t": 1.03, "kind": "churn", "event": "join", "planned": 1},
+        {"node": 2, "t": 5.01, "kind": "churn", "event": "leave", "planned": 5}]))
+    proc = churn("plot", str(f), "--out", str(out), "--run", str(run))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("actual: 4 steps, peak 3")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_a_missing_file_is_exit_2(tmp_path: Path) -> None:
