@@ -107,6 +107,8 @@ export const api = {
     request<T>(url, { ...options, method: "POST", body }),
   put: <T>(url: string, body?: unknown, options?: Omit<RequestOptions, "method" | "body">) =>
     request<T>(url, { ...options, method: "PUT", body }),
+  delete: <T>(url: string, options?: Omit<RequestOptions, "method" | "body">) =>
+    request<T>(url, { ...options, method: "DELETE" }),
 };
 
 export function isAuthError(error: unknown): boolean {

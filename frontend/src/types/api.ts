@@ -156,3 +156,63 @@ export type JobSocketMessage =
   | { type: "job.state"; job: Partial<Job> & { id: number } }
   | { type: "log.lines"; lines: LogLine[] }
   | { type: "metric.chunks"; chunks: MetricChunk[] };
+
+/** A churn scenario of the library (docs/churn.md): GET/POST /api/scenarios/, GET/PUT/DELETE /api/scenarios/<id>/. */
+export interface Scenario {
+  id: number;
+  name: string;
+  description: string;
+  text: string;
+  owner: string;
+  updated_at: string;
+}
+
+/** POST /api/scenarios/ and PUT /api/scenarios/<id>/ (instructors and TAs); a 400 says
+ * {"text": ["line 1, column 6: …"]} or {"name": [...]}. */
+export interface ScenarioInput {
+  name: string;
+  description?: string;
+  text: string;
+}
+
+/** A script in SPLAY's churn language, a SPLAY trace or a Failure Trace Archive event trace. */
+export type ChurnKind = "script" | "trace" | "fta";
+
+/** column is 1-based; 0: the whole line. */
+export interface ChurnError {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** POST /api/scenarios/preview/ {text, seed?} when the text has errors (every bad line); kind is
+ * absent when the text is too large to read. */
+export interface ChurnPreviewErrors {
+  kind?: ChurnKind;
+  errors: ChurnError[];
+}
+
+/** POST /api/scenarios/preview/ when the text is fine: the SPLAY paper's figure 4. Times in s. */
+export interface ChurnPreviewOk {
+  kind: ChurnKind;
+  errors: [];
+  warnings: { line: number; message: string }[];
+  /** Distinct nodes the scenario uses. */
+  nodes: number;
+  duration: number;
+  /** The `stop` instant, if any. */
+  end: number | null;
+  /** [t, population after the joins and leaves at t], one pair per instant (steps). */
+  population: [number, number][];
+  /** Bin width (s) of `bins`. */
+  bin: number;
+  /** [bin start, joins, leaves], every bin from 0 to the last with an event. */
+  bins: [number, number, number][];
+  /** Partitions, heals, loss and latency changes, e.g. {t: 90, text: "at 90s partition 50% 50%"}. */
+  network: { t: number; text: string }[];
+}
+
+export type ChurnPreview = ChurnPreviewOk | ChurnPreviewErrors;
+
+export const isPreviewOk = (preview: ChurnPreview): preview is ChurnPreviewOk =>
+  preview.errors.length === 0 && "population" in preview;

@@ -20,6 +20,7 @@ export function AppHeader({ user }: { user: User }) {
           Workspace
         </NavLink>
         <NavLink to="/jobs">Jobs</NavLink>
+        <NavLink to="/scenarios">Scenarios</NavLink>
         <NavLink to="/token">API token</NavLink>
       </nav>
       <UserMenu user={user} onLoggedOut={onLoggedOut} />

@@ -4,8 +4,13 @@ import { lazy, Suspense } from "react";
 
 export interface EditorMarker {
   line: number;
+  /** 1-based: the marker runs from here to the end of the line; 0 or absent: the whole line. */
+  column?: number;
   message: string;
 }
+
+/** SPLAY's churn scenarios (docs/churn.md), registered in monaco-setup.ts. */
+export const CHURN_LANGUAGE = "splay-churn";
 
 export interface CodeEditorProps {
   value: string;

@@ -1,7 +1,8 @@
 import Editor, { type OnMount } from "@monaco-editor/react";
 import { useEffect, useRef } from "react";
-import { monaco } from "./monaco-setup";
 import type { CodeEditorProps } from "./code-editor";
+import { markerRange } from "./marker-range";
+import { monaco } from "./monaco-setup";
 
 const MARKER_OWNER = "splaylab";
 
@@ -19,17 +20,11 @@ export default function MonacoEditor({ value, onChange, onSave, markers, languag
     monaco.editor.setModelMarkers(
       model,
       MARKER_OWNER,
-      (markers ?? []).map((marker) => {
-        const line = Math.min(Math.max(1, marker.line), lineCount);
-        return {
-          severity: monaco.MarkerSeverity.Error,
-          message: marker.message,
-          startLineNumber: line,
-          startColumn: 1,
-          endLineNumber: line,
-          endColumn: model.getLineMaxColumn(line),
-        };
-      }),
+      (markers ?? []).map((marker) => ({
+        severity: monaco.MarkerSeverity.Error,
+        message: marker.message,
+        ...markerRange(marker, lineCount, (line) => model.getLineMaxColumn(line)),
+      })),
     );
   };
 

@@ -1,5 +1,5 @@
 // Bundled Monaco: nothing loads from a CDN (class labs have no internet).
-// Only the core editor API, the contributions we use and the Lua grammar are imported.
+// Only the core editor API, the contributions we use, the Lua grammar and our churn grammar are imported.
 import "./monaco-environment";
 import { loader } from "@monaco-editor/react";
 import * as monaco from "monaco-editor/editor/editor.api";
@@ -24,7 +24,9 @@ import "monaco-editor/features/suggest/register";
 import "monaco-editor/features/wordHighlighter/register";
 import "monaco-editor/features/wordOperations/register";
 import "monaco-editor/languages/definitions/lua/register";
+import { registerChurnLanguage } from "./churn-language";
 
+registerChurnLanguage(monaco);
 loader.config({ monaco });
 
 export { monaco };

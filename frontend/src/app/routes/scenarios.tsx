@@ -1,0 +1,45 @@
+import { Spinner } from "@/components/ui/spinner";
+import { useMe } from "@/features/auth/api/get-me";
+import { useScenarios } from "@/features/scenarios/api/get-scenarios";
+import { ChurnEditor } from "@/features/scenarios/components/churn-editor";
+import { ChurnPreview } from "@/features/scenarios/components/churn-preview";
+import { ScenarioForm } from "@/features/scenarios/components/scenario-form";
+import { ScenarioList } from "@/features/scenarios/components/scenario-list";
+import { useChurnPreview } from "@/features/scenarios/hooks/use-churn-preview";
+import { useScenarioDraft } from "@/features/scenarios/hooks/use-scenario-draft";
+import { canWriteLibrary } from "@/features/scenarios/lib/scenario-draft";
+
+/** The churn scenario library: a scenario's text in the editor, its preview (figure 4) beside
+ * it as the user types; instructors and TAs save to the library, students try texts. */
+export function ScenariosRoute() {
+  const me = useMe();
+  const canWrite = canWriteLibrary(me.data?.role);
+  const scenarios = useScenarios();
+  // an unreadable library still leaves a new scenario to try
+  const scenario = useScenarioDraft(scenarios.data ?? (scenarios.isError ? [] : undefined));
+  const { draft } = scenario;
+  const preview = useChurnPreview(draft?.text ?? null);
+
+  return (
+    <div className="scenarios-page">
+      <ScenarioList scenarios={scenarios.data} error={scenarios.error} openId={draft?.id} canWrite={canWrite}
+        onOpen={scenario.open} />
+      <div className="scenario-main">
+        {draft === null ? (
+          <Spinner label="Loading scenarios…" />
+        ) : (
+          <>
+            <ScenarioForm draft={draft} dirty={scenario.dirty} canWrite={canWrite} saving={scenario.saving}
+              saveError={scenario.saveError} onEdit={scenario.edit} onSave={scenario.save} onDelete={scenario.destroy} />
+            <div className="scenario-work">
+              <ChurnEditor key={scenario.opened} path={`scenario-${scenario.opened}.churn`} text={draft.text}
+                onChange={(text) => scenario.edit({ text })} errors={preview.errors}
+                onSave={canWrite ? scenario.save : undefined} />
+              <ChurnPreview state={preview} />
+            </div>
+          </>
+        )}
+      </div>
+    </div>
+  );
+}

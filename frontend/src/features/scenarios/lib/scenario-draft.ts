@@ -1,0 +1,46 @@
+import type { Role, Scenario } from "@/types/api";
+
+/** What the page edits: a library scenario (id) or a new one (id null). */
+export interface ScenarioDraft {
+  id: number | null;
+  name: string;
+  description: string;
+  text: string;
+}
+
+/** A start for a new scenario: the language's main forms, each with its comment. */
+export const NEW_SCENARIO_TEXT = `# One statement per line (docs/churn.md).
+at 10s join 20                    # 20 nodes at once
+from 1m to 2m join 20             # 20 more, spread over the minute
+from 3m to 5m const churn 50%     # half the population replaced, at random instants
+at 6m leave 50%                   # a massive failure
+at 8m stop
+`;
+
+/** Instructors and TAs write the library (as the server's permission); students only try texts. */
+export const canWriteLibrary = (role: Role | undefined): boolean => role === "instructor" || role === "ta";
+
+export const draftOf = (scenario: Scenario): ScenarioDraft => ({
+  id: scenario.id,
+  name: scenario.name,
+  description: scenario.description,
+  text: scenario.text,
+});
+
+export const newDraft = (): ScenarioDraft => ({ id: null, name: "", description: "", text: NEW_SCENARIO_TEXT });
+
+/** Unsaved: a new scenario with anything typed, or a library one that differs from its saved version. */
+export function isDirty(draft: ScenarioDraft, saved: Scenario | undefined): boolean {
+  if (draft.id === null) {
+    const blank = newDraft();
+    return draft.name !== blank.name || draft.description !== blank.description || draft.text !== blank.text;
+  }
+  if (!saved) return false; // deleted meanwhile: nothing to compare with
+  return draft.name !== saved.name || draft.description !== saved.description || draft.text !== saved.text;
+}
+
+/** The list with `scenario` added or replaced, by name as the server orders it. */
+export function upsertScenario(list: Scenario[] | undefined, scenario: Scenario): Scenario[] {
+  const rest = (list ?? []).filter((s) => s.id !== scenario.id);
+  return [...rest, scenario].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
