@@ -21,7 +21,8 @@ export type JobState = (typeof JOB_STATES)[number];
 
 export const TERMINAL_JOB_STATES: readonly JobState[] = ["ENDED", "KILLED", "FAILED", "NO_RESOURCES"];
 
-export type InstanceState = "RESERVED" | "RUNNING" | "ENDED" | "FAILED" | "KILLED" | "LOST";
+/** LEFT: down by the job's churn scenario; it may join again and holds its slot meanwhile. */
+export type InstanceState = "RESERVED" | "RUNNING" | "LEFT" | "ENDED" | "FAILED" | "KILLED" | "LOST";
 
 export interface Instance {
   node: number;
@@ -29,6 +30,22 @@ export interface Instance {
   port: number | null;
   state: InstanceState;
   exit_reason: string | null;
+  /** A spare (keep population) started in place of this position; null otherwise. */
+  plays?: number | null;
+}
+
+/** A job's churn (docs/churn.md): its scenario, if any, and the keep-population mode. */
+export interface JobChurn {
+  /** The library scenario's name; "" for a scenario given as text (or none, with keep_population). */
+  name: string;
+  /** A node that dies on its own is replaced by a spare. */
+  keep_population: boolean;
+  /** Positions the scenario uses: nodes 1..positions. */
+  positions: number;
+  /** Nodes positions+1..positions+spares, started only to replace a dead node. */
+  spares: number;
+  /** Wall-clock epoch seconds (as log and metric `t`) of the scenario's t = 0; null until the job starts. */
+  epoch: number | null;
 }
 
 export interface Job {
@@ -50,6 +67,8 @@ export interface Job {
   started_at: string | null;
   ended_at: string | null;
   instances?: Instance[];
+  /** null: every node runs for the whole job. */
+  churn?: JobChurn | null;
 }
 
 export type LogLevel = "debug" | "info" | "warning" | "error" | "print" | "metric";
@@ -155,7 +174,8 @@ export function listItems<T>(data: ListResponse<T>): T[] {
 export type JobSocketMessage =
   | { type: "job.state"; job: Partial<Job> & { id: number } }
   | { type: "log.lines"; lines: LogLine[] }
-  | { type: "metric.chunks"; chunks: MetricChunk[] };
+  | { type: "metric.chunks"; chunks: MetricChunk[] }
+  | { type: "churn.events"; events: ChurnEvent[] };
 
 /** A churn scenario of the library (docs/churn.md): GET/POST /api/scenarios/, GET/PUT/DELETE /api/scenarios/<id>/. */
 export interface Scenario {
@@ -216,3 +236,33 @@ export type ChurnPreview = ChurnPreviewOk | ChurnPreviewErrors;
 
 export const isPreviewOk = (preview: ChurnPreview): preview is ChurnPreviewOk =>
   preview.errors.length === 0 && "population" in preview;
+
+/** One up/down transition of a node of a job with churn. Ids increase; an event may come twice
+ * (live and from GET /api/jobs/<id>/churn/). */
+export interface ChurnEvent {
+  id: number;
+  node: number;
+  /** The position a spare's join replaces; null otherwise. */
+  plays: number | null;
+  /** leave: the scenario took the node down (SIGKILL, or SIGTERM when graceful); fail: it died
+   * on its own (crash, lost daemon), unplanned. */
+  event: "join" | "leave" | "fail";
+  /** When it happened, seconds since the job's churn epoch (the scenario's t = 0). */
+  t: number;
+  /** When the scenario planned it (s); null for failures and replacement joins. */
+  planned: number | null;
+  graceful: boolean;
+  /** e.g. "node 3 left (planned at 8 s)". */
+  text: string;
+}
+
+/** The planned side of a job's churn: POST /api/scenarios/preview/'s answer for its scenario. */
+export type ChurnPlan = Omit<ChurnPreviewOk, "kind"> & { kind?: ChurnKind };
+
+/** GET /api/jobs/<id>/churn/ (404 when the job's churn is null). */
+export interface JobChurnHistory {
+  planned: ChurnPlan;
+  epoch: number | null;
+  /** In id order. */
+  events: ChurnEvent[];
+}

@@ -1,6 +1,7 @@
 import { Link, useParams } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
+import { ChurnPanel } from "@/features/churn/components/churn-panel";
 import { isTerminal, useJob } from "@/features/jobs/api/get-job";
 import { InstancesTable } from "@/features/jobs/components/instances-table";
 import { JobSummary } from "@/features/jobs/components/job-summary";
@@ -12,6 +13,11 @@ import type { Job } from "@/types/api";
 
 /** How plots name a run (the same form as the label of `/api/jobs/<id>/metrics/`). */
 const runLabel = (job: Job) => `job #${job.id} · code ${job.code_version ?? "?"} · ${job.network || "lan"}`;
+
+/** With a churn scenario, metric time series count from its start, as the population plot
+ * does, so that both share one x axis (seconds since the scenario start). */
+const timeOrigin = (job: Job) =>
+  job.churn?.epoch != null ? { t: job.churn.epoch, label: "the scenario start" } : null;
 
 export function JobRoute() {
   const params = useParams();
@@ -40,8 +46,9 @@ export function JobRoute() {
         <InstancesTable instances={job.instances} />
       </div>
       <div className="job-main">
+        {job.churn && <ChurnPanel jobId={job.id} churn={job.churn} endedAt={job.ended_at} active={!isTerminal(job)} />}
         <MetricsPanel store={metrics.store} version={metrics.version} history={metrics.history}
-          jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} />
+          jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} timeOrigin={timeOrigin(job)} />
         <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} />
       </div>
     </div>

@@ -7,9 +7,17 @@ import { jobsQueryKey } from "./get-jobs";
 export interface CreateJobInput {
   code: string;
   filename: string;
-  nodes: number;
-  duration: number;
+  /** Optional with a scenario: its node count. */
+  nodes?: number;
+  /** Optional with a scenario: its `stop` (else the descriptor's max_time, else 30 s). */
+  duration?: number;
   name?: string;
+  /** A library scenario's id (docs/churn.md); its text is copied into the job. */
+  scenario?: number;
+  /** A scenario's text instead of a library one (not both). */
+  churn?: string;
+  /** Replace a node that dies on its own by a spare. */
+  keep_population?: boolean;
   /** The emulated network (docs/network.md), e.g. { net: "king", loss: "1%" }. */
   network?: {
     net?: string; loss?: string; bandwidth?: string; partitions?: string[];

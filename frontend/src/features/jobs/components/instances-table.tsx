@@ -20,13 +20,16 @@ export function InstancesTable({ instances }: { instances: Instance[] | undefine
           <tbody>
             {rows.map((instance) => (
               <tr key={instance.node} data-node={instance.node}>
-                <td>{instance.node}</td>
+                <td>
+                  {instance.node}
+                  {instance.plays != null && <span className="muted" title={`a spare started in place of node ${instance.plays}`}> plays {instance.plays}</span>}
+                </td>
                 <td>{instance.daemon ?? "—"}</td>
                 <td>{instance.port ?? "—"}</td>
                 <td>
                   <StateBadge state={instance.state} />
                 </td>
-                <td>{instance.exit_reason ?? ""}</td>
+                <td>{instance.exit_reason ?? (instance.state === "LEFT" ? "left by the scenario; may join again" : "")}</td>
               </tr>
             ))}
             {rows.length === 0 && (

@@ -2,7 +2,9 @@ import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { useCreateJob } from "../api/create-job";
+import { churnChoice, churnErrorText, runSize } from "../lib/churn-choice";
 import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
+import { ChurnFields } from "./churn-fields";
 
 export const DEFAULT_NODES = 10;
 export const DEFAULT_DURATION = 30;
@@ -36,6 +38,8 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const [netFile, setNetFile] = useState<{ name: string; text: string } | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [asymmetric, setAsymmetric] = useState(false);
+  const [scenarioId, setScenarioId] = useState("");
+  const [keepPopulation, setKeepPopulation] = useState(false);
   const [preparing, setPreparing] = useState(false);
   const createJob = useCreateJob();
   const navigate = useNavigate();
@@ -53,9 +57,17 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
     await beforeRun?.().catch(() => undefined);
     setPreparing(false);
     createJob.mutate(
-      { code, filename, nodes: Number(nodes), duration: Number(duration), network: chosen },
+      { code, filename, ...runSize(nodes, duration, scenarioId !== ""), network: chosen,
+        ...churnChoice(scenarioId, keepPopulation) },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
+  };
+
+  // A scenario decides the nodes and the duration (its node count and `stop`) unless typed in.
+  const chooseScenario = (id: string) => {
+    setScenarioId(id);
+    setNodes(id ? "" : nodes || String(DEFAULT_NODES));
+    setDuration(id ? "" : duration || String(DEFAULT_DURATION));
   };
 
   const pickFile = async (file: File | undefined) => {
@@ -70,30 +82,15 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   };
 
   const busy = preparing || createJob.isPending;
+  const churnError = createJob.isError ? churnErrorText(createJob.error) : null;
   return (
     <form className="run-bar" onSubmit={submit} aria-label="Run the code">
       <label htmlFor="run-nodes">Nodes</label>
-      <input
-        id="run-nodes"
-        data-testid="run-nodes"
-        type="number"
-        min={1}
-        step={1}
-        required
-        value={nodes}
-        onChange={(event) => setNodes(event.target.value)}
-      />
+      <input id="run-nodes" data-testid="run-nodes" type="number" min={1} step={1} required={!scenarioId}
+        placeholder={scenarioId ? "scenario's" : undefined} value={nodes} onChange={(e) => setNodes(e.target.value)} />
       <label htmlFor="run-duration">Duration (s)</label>
-      <input
-        id="run-duration"
-        data-testid="run-duration"
-        type="number"
-        min={1}
-        step={1}
-        required
-        value={duration}
-        onChange={(event) => setDuration(event.target.value)}
-      />
+      <input id="run-duration" data-testid="run-duration" type="number" min={1} step={1} required={!scenarioId}
+        placeholder={scenarioId ? "scenario's" : undefined} value={duration} onChange={(e) => setDuration(e.target.value)} />
       <label htmlFor="run-network">Network</label>
       <select id="run-network" data-testid="run-network" value={network}
         onChange={(e) => { setNetwork(e.target.value); setNetFile(null); setFileError(null); }}>
@@ -115,11 +112,14 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       <label htmlFor="run-loss">Loss</label>
       <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
         onChange={(e) => setLoss(e.target.value)} />
+      <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario}
+        keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} />
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
         {busy ? "Starting…" : "▶ Run"}
       </button>
       {fileError && <span className="error-text" role="alert" data-testid="run-network-error">{fileError}</span>}
-      {createJob.isError && <ErrorMessage error={createJob.error} title="Cannot start the job." />}
+      {churnError && <span className="error-text" role="alert" data-testid="run-churn-error">{churnError}</span>}
+      {createJob.isError && !churnError && <ErrorMessage error={createJob.error} title="Cannot start the job." />}
     </form>
   );
 }

@@ -21,6 +21,9 @@ interface MetricsPanelProps {
   nodeCount: number;
   /** Names this run in the legend (job, code version, network model). */
   runLabel: string;
+  /** The time series counts x from here (epoch s) instead of the first sample, e.g. the job's
+   * churn scenario start, so that it lines up with the population plot; `label` names it. */
+  timeOrigin?: { t: number; label: string } | null;
 }
 
 const withUnit = (v: number | null, unit: string) => `${formatValue(v)}${unit && v !== null ? ` ${unit}` : ""}`;
@@ -39,7 +42,7 @@ function EmptyPanel({ history }: { history: MetricHistoryState }) {
 
 /** The job's metrics: per metric a live CDF (other runs overlaid), its time series with a
  * p10–p90 band, per-node counters, the hop histogram when records carry `hops`, exports. */
-export function MetricsPanel({ store, version, history, jobId, nodeCount, runLabel }: MetricsPanelProps) {
+export function MetricsPanel({ store, version, history, jobId, nodeCount, runLabel, timeOrigin }: MetricsPanelProps) {
   const names = useMemo(() => store.names(), [store, version]);
   const [chosen, setChosen] = useState<string | null>(null);
   const [logScale, setLogScale] = useState(false);
@@ -57,8 +60,9 @@ export function MetricsPanel({ store, version, history, jobId, nodeCount, runLab
     const total = series.values.reduce((s, v) => s + v, 0);
     const summary = series.kind === "count" ? `total ${formatValue(total)}`
       : `p50 ${withUnit(quantile(own.x, 0.5), unit)} · p90 ${withUnit(quantile(own.x, 0.9), unit)}`;
-    return { unit, scale, own, summary, windows: windowStats(series.t, series.values), nodes: nodeCounters(series, nodeCount) };
-  }, [series, version, nodeCount]);
+    const windows = windowStats(series.t, series.values, undefined, timeOrigin?.t);
+    return { unit, scale, own, summary, windows, nodes: nodeCounters(series, nodeCount) };
+  }, [series, version, nodeCount, timeOrigin?.t]);
   const compared = useComparedRuns(compareIds, series?.kind === "observe" ? series.name : null, view?.scale ?? 1);
   const curves = useMemo(() => (view ? [{ label: runLabel, ...view.own }, ...compared.curves] : []), [view, runLabel, compared.curves]);
 
@@ -80,7 +84,7 @@ export function MetricsPanel({ store, version, history, jobId, nodeCount, runLab
           <CdfPlot curves={curves} xLabel={axis} logScale={logScale} onPlot={(p) => { cdfPlot.current = p; }} />
         )}
         <TimeseriesPlot stats={view.windows} kind={series.kind} yLabel={axis} scale={view.scale}
-          onPlot={(p) => { seriesPlot.current = p; }} />
+          originLabel={timeOrigin?.label} onPlot={(p) => { seriesPlot.current = p; }} />
         <NodeCounters rows={view.nodes} kind={series.kind} unit={view.unit} scale={view.scale} />
         {series.hops.size > 0 && <HopHistogram hops={series.hops} />}
       </div>

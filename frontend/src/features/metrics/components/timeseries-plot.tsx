@@ -11,6 +11,9 @@ interface TimeseriesPlotProps {
   yLabel: string;
   /** Display unit factor (displayUnit's scale). */
   scale: number;
+  /** What x counts from when stats were cut from an origin, e.g. "the scenario start"; without
+   * it, the first sample. */
+  originLabel?: string;
   /** Gets the uPlot instance (PNG export reads its canvas). */
   onPlot?: (plot: uPlot | null) => void;
 }
@@ -23,7 +26,7 @@ function columns(stats: WindowStats, kind: MetricKind, scale: number): uPlot.Ali
   return kind === "count" ? [stats.x, stats.rate] : [stats.x, s(stats.p10), s(stats.p50), s(stats.p90)];
 }
 
-function options(kind: MetricKind, xLabel: string, yLabel: string, width: number): uPlot.Options {
+function options(kind: MetricKind, xLabel: string, yLabel: string, fromZero: boolean, width: number): uPlot.Options {
   const observed: uPlot.Series[] = [
     { label: "p10", stroke: "rgba(79, 140, 255, 0.5)", width: 1 },
     { label: "p50", stroke: "#4f8cff", width: 2 },
@@ -32,7 +35,8 @@ function options(kind: MetricKind, xLabel: string, yLabel: string, width: number
   return {
     width,
     height: HEIGHT,
-    scales: { x: { time: false } },
+    // from an origin, the axis starts at it (0), as the plots it lines up with do
+    scales: { x: fromZero ? { time: false, range: (_u, min, max) => [Math.min(0, min), max] } : { time: false } },
     axes: [{ label: xLabel }, { label: kind === "count" ? `${yLabel} per s` : yLabel }],
     series: [{ label: xLabel }, ...(kind === "count" ? [{ label: "per s", stroke: "#2e8b57", width: 2 }] : observed)],
     // The p10–p90 band: uPlot fills between the series at these indices (upper, lower).
@@ -42,16 +46,17 @@ function options(kind: MetricKind, xLabel: string, yLabel: string, width: number
 }
 
 /** The metric over the run: per time window the median and the p10–p90 band (a count: its
- * rate), x in seconds since the first sample; redrawn in place as data grows. */
-export function TimeseriesPlot({ stats, kind, yLabel, scale, onPlot }: TimeseriesPlotProps) {
+ * rate), x in seconds since the origin or the first sample; redrawn in place as data grows. */
+export function TimeseriesPlot({ stats, kind, yLabel, scale, originLabel, onPlot }: TimeseriesPlotProps) {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
-  const xLabel = `seconds since the first sample (${stats.window} s windows)`;
+  const xLabel = `seconds since ${originLabel ?? "the first sample"} (${stats.window} s windows)`;
 
   useEffect(() => {
     const el = holder.current;
     if (!el) return;
-    const p = new uPlot(options(kind, xLabel, yLabel, Math.max(300, el.clientWidth)), columns(stats, kind, scale), el);
+    const p = new uPlot(options(kind, xLabel, yLabel, originLabel !== undefined, Math.max(300, el.clientWidth)),
+      columns(stats, kind, scale), el);
     plot.current = p;
     onPlot?.(p);
     const resize = new ResizeObserver(() => p.setSize({ width: Math.max(300, el.clientWidth), height: HEIGHT }));
@@ -64,7 +69,7 @@ export function TimeseriesPlot({ stats, kind, yLabel, scale, onPlot }: Timeserie
     };
     // rebuilt when the axes change (metric, unit, window length); data updates below
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [kind, xLabel, yLabel]);
+  }, [kind, xLabel, yLabel, originLabel]);
 
   useEffect(() => {
     plot.current?.setData(columns(stats, kind, scale));

@@ -29,9 +29,9 @@ export function windowLength(span: number, samples = Infinity): number {
 export interface WindowStats {
   /** Window length (s). */
   window: number;
-  /** Time of the first sample (epoch s); x is measured from it. */
+  /** x is measured from this time (epoch s): the origin given, else the first sample. */
   t0: number;
-  /** Middle of each window, seconds since t0, from the first window to the last. */
+  /** Middle of each window, seconds since t0, from the first window with a sample to the last. */
   x: number[];
   /** Percentiles of the window's values; null for a window without samples (a gap, not a guess). */
   p10: (number | null)[];
@@ -45,24 +45,34 @@ export interface WindowStats {
 }
 
 /** Per-window percentiles (nearest rank) and rates of samples given as parallel t/value arrays;
- * the window is windowLength's unless given. */
-export function windowStats(t: readonly number[], values: readonly number[], window?: number): WindowStats {
-  const out: WindowStats = { window: MIN_WINDOW_S, t0: 0, x: [], p10: [], p50: [], p90: [], n: [], rate: [] };
+ * the window is windowLength's unless given. With an `origin` (epoch s, e.g. a churn scenario's
+ * start), x counts seconds since it and the windows are cut at whole windows from it, so that
+ * the series lines up with other plots of the same origin; else x counts from the first sample. */
+export function windowStats(t: readonly number[], values: readonly number[], window?: number, origin?: number): WindowStats {
+  const out: WindowStats = { window: MIN_WINDOW_S, t0: origin ?? 0, x: [], p10: [], p50: [], p90: [], n: [], rate: [] };
   if (t.length === 0) return out;
-  let t0 = Infinity;
-  let t1 = -Infinity;
+  let first = Infinity;
+  let last = -Infinity;
   for (const v of t) {
-    if (v < t0) t0 = v;
-    if (v > t1) t1 = v;
+    if (v < first) first = v;
+    if (v > last) last = v;
   }
-  const w = window ?? windowLength(t1 - t0, t.length);
-  const buckets: number[][] = Array.from({ length: Math.floor((t1 - t0) / w) + 1 }, () => []);
-  for (let i = 0; i < t.length; i++) buckets[Math.floor((t[i]! - t0) / w)]!.push(values[i]!);
+  const w = window ?? windowLength(last - first, t.length);
+  const t0 = origin ?? first;
+  // The first window's start: the whole window (counted from t0) holding the first sample.
+  const start = t0 + Math.floor((first - t0) / w) * w;
+  const count = Math.floor((last - start) / w) + 1;
+  const buckets: number[][] = Array.from({ length: count }, () => []);
+  for (let i = 0; i < t.length; i++) {
+    // clamped: rounding may put a sample a hair outside the first or last window
+    const k = Math.min(count - 1, Math.max(0, Math.floor((t[i]! - start) / w)));
+    buckets[k]!.push(values[i]!);
+  }
   out.window = w;
   out.t0 = t0;
   buckets.forEach((b, k) => {
     b.sort((x, y) => x - y);
-    out.x.push((k + 0.5) * w);
+    out.x.push(start - t0 + (k + 0.5) * w);
     out.p10.push(quantile(b, 0.1));
     out.p50.push(quantile(b, 0.5));
     out.p90.push(quantile(b, 0.9));

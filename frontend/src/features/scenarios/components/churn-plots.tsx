@@ -2,7 +2,7 @@ import { useMemo } from "react";
 import uPlot from "uplot";
 import type { ChurnPreviewOk } from "@/types/api";
 import { binSeries, formatSeconds, populationSeries, timeAxis, type TimeAxis } from "../lib/preview-series";
-import { UPlotChart } from "./uplot-chart";
+import { UPlotChart } from "@/components/ui/uplot-chart";
 
 /** Both y axes as wide, so that the two panels' time axes line up; the cursor moves in both. */
 const Y_AXIS_SIZE = 60;

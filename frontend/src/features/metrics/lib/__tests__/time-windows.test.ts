@@ -63,6 +63,24 @@ describe("windowStats", () => {
     expect(a.p10.every((p, i) => p !== null && p <= a.p50[i]! && a.p50[i]! <= a.p90[i]!)).toBe(true);
   });
 
+  it("counts x from a given origin (a scenario's start) and cuts windows at whole windows from it", () => {
+    const origin = 1_790_000_000.25;
+    // samples from 3.3 s to 7.9 s after the origin, in 1 s windows
+    const t = [3.3, 3.9, 4.1, 7.9].map((s) => origin + s);
+    const s = windowStats(t, [1, 2, 3, 4], 1, origin);
+    expect(s.t0).toBe(origin);
+    expect(s.x).toEqual([3.5, 4.5, 5.5, 6.5, 7.5]); // windows [3, 4), [4, 5), ... since the origin
+    expect(s.n).toEqual([2, 1, 0, 0, 1]);
+    // without it, x counts from the first sample
+    expect(windowStats(t, [1, 2, 3, 4], 1).x).toEqual([0.5, 1.5, 2.5, 3.5, 4.5]);
+  });
+
+  it("puts samples before the origin at negative x", () => {
+    const s = windowStats([99.5, 100.2, 101.7], [1, 2, 3], 1, 100);
+    expect(s.x).toEqual([-0.5, 0.5, 1.5]);
+    expect(s.n).toEqual([1, 1, 1]);
+  });
+
   it("is empty without samples", () => {
     expect(windowStats([], []).x).toEqual([]);
   });

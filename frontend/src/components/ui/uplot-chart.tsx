@@ -13,7 +13,8 @@ interface UPlotChartProps {
 
 const width = (el: HTMLElement) => Math.max(300, el.clientWidth);
 
-/** One uPlot chart, its data set in place as the preview changes (no flicker while typing). */
+/** One uPlot chart, its data set in place as it changes (no flicker while a preview is typed or
+ * a run streams in); rebuilt only when `optionsKey` changes. */
 export function UPlotChart({ options, optionsKey, data, testId, className }: UPlotChartProps) {
   const holder = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);

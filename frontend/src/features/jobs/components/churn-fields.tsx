@@ -1,0 +1,28 @@
+import { useScenarioChoices } from "../api/get-scenario-choices";
+
+interface ChurnFieldsProps {
+  /** The chosen library scenario's id; "" for none. */
+  scenarioId: string;
+  onScenarioId: (id: string) => void;
+  keepPopulation: boolean;
+  onKeepPopulation: (keep: boolean) => void;
+}
+
+/** The run bar's churn: a library scenario (docs/churn.md) and the keep-population mode. */
+export function ChurnFields({ scenarioId, onScenarioId, keepPopulation, onKeepPopulation }: ChurnFieldsProps) {
+  const scenarios = useScenarioChoices();
+  return (
+    <>
+      <label htmlFor="run-churn">Churn</label>
+      <select id="run-churn" data-testid="run-churn" value={scenarioId} onChange={(e) => onScenarioId(e.target.value)}
+        title={scenarios.isError ? "Cannot load the scenario library." : undefined}>
+        <option value="">none (all nodes for the whole run)</option>
+        {scenarios.data?.map((s) => <option key={s.id} value={String(s.id)}>{s.name}</option>)}
+      </select>
+      <label title="A node that dies on its own (crash, lost daemon) is replaced by a spare">
+        <input type="checkbox" data-testid="run-keep-population" checked={keepPopulation}
+          onChange={(e) => onKeepPopulation(e.target.checked)} /> keep population
+      </label>
+    </>
+  );
+}
