@@ -150,7 +150,8 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             return
         await database_sync_to_async(instance_update)(
             daemon_id=self.daemon_id, job_id=job_id, node=node, state=str(content.get("state")),
-            exit_code=exit_code, reason=str(content.get("reason") or ""))
+            exit_code=exit_code, reason=str(content.get("reason") or ""),
+            churn=content.get("churn") if isinstance(content.get("churn"), dict) else None)
 
     # Channel-layer handlers (type "daemon.command" → daemon_command).
     async def daemon_command(self, event: DaemonCommandMessage) -> None:

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from jobs.models import JobInstance
-from jobs.services import job_finish_if_done
+from jobs.services import churn_node_down, job_finish_if_done
 
 from .models import Daemon, daemon_key_generate, daemon_key_hash
 
@@ -54,8 +54,12 @@ def _int(value: Any, default: int = 0) -> int:
 
 def _lose(qs: Any, reason: str) -> set[int]:
     jobs = set(qs.values_list("job_id", flat=True))
+    # Churn jobs' nodes that were up went down on their own (fail events, replacements).
+    down = list(qs.filter(state=IState.RUNNING, job__churn_positions__isnull=False).select_related("job"))
     qs.filter(node__isnull=True).delete()
     qs.update(state=IState.LOST, exit_reason=reason)
+    for inst in down:
+        churn_node_down(inst.job, inst, reason)
     return jobs
 
 

@@ -1,11 +1,17 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from lib.churn_preview import churn_preview
+from scenarios.models import Scenario
+
+from .churn import CHURN_SEED
+from .models import ChurnEvent
 from .selectors import JOB_LIST_LIMIT, job_get, job_list
-from .serializers import JobDetailOutputSerializer, JobOutputSerializer
+from .serializers import ChurnEventOutputSerializer, JobDetailOutputSerializer, JobOutputSerializer
 from .services import MAX_CODE_BYTES, MAX_DURATION, MAX_NODES, job_create, job_stop
 
 
@@ -31,6 +37,15 @@ class JobListApi(APIView):
                       "'trace:NAME[:PERIOD]', loss: '1%', bandwidth: '10mbit', partitions: "
                       "['10s+20s:0.5'], asymmetric: bool, mtu: int, file_text: the matrix or "
                       "trace file's content}. Delays are one-way.")
+        churn = serializers.CharField(
+            required=False, allow_blank=True, trim_whitespace=False, default="", max_length=1024 * 1024,
+            help_text="a churn scenario (SPLAY's churn language or a trace, docs/churn.md)")
+        scenario = serializers.PrimaryKeyRelatedField(
+            queryset=Scenario.objects.all(), required=False, allow_null=True, default=None,
+            help_text="a library scenario's id (its text is copied into the job)")
+        keep_population = serializers.BooleanField(
+            required=False, default=False,
+            help_text="start a spare in place of every node that dies on its own")
 
     @extend_schema(responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -58,3 +73,16 @@ class JobStopApi(APIView):
         job_get(user=request.user, job_id=job_id)  # 404 if not visible
         job_stop(job_id=job_id, user=request.user)
         return Response(JobDetailOutputSerializer(job_get(user=request.user, job_id=job_id)).data)
+
+
+class JobChurnApi(APIView):
+    """The planned population of a churn job's scenario and its nodes' actual ups and downs."""
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, job_id: int) -> Response:
+        job = job_get(user=request.user, job_id=job_id)
+        if not job.has_churn:
+            raise NotFound("this job has no churn scenario")
+        events = ChurnEvent.objects.filter(job=job).order_by("id")
+        return Response({"planned": churn_preview(job.churn, seed=CHURN_SEED), "epoch": job.churn_epoch,
+                         "events": ChurnEventOutputSerializer(events, many=True).data})

@@ -35,6 +35,16 @@ class Job(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     # Set once when a stop is under way (Stop pressed or duration passed): claims the stop task.
     stop_requested_at = models.DateTimeField(null=True, blank=True)
+    # Churn (docs/churn.md): the scenario's text ("" without one), its library name, and where
+    # its nodes live: positions 1..churn_positions follow the scenario, the `churn_spares` after
+    # them replace nodes that die on their own (keep_population). churn_epoch: wall-clock time
+    # (epoch seconds, like log and metric `t`) of the scenario's t = 0, set at START.
+    churn = models.TextField(blank=True)
+    churn_name = models.CharField(max_length=100, blank=True)
+    keep_population = models.BooleanField(default=False)
+    churn_positions = models.PositiveIntegerField(null=True, blank=True)
+    churn_spares = models.PositiveIntegerField(default=0)
+    churn_epoch = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]
@@ -42,6 +52,10 @@ class Job(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.id} ({self.state})"
+
+    @property
+    def has_churn(self) -> bool:
+        return self.churn_positions is not None
 
     @property
     def code_version(self) -> str:
@@ -57,8 +71,9 @@ class JobInstance(models.Model):
         FAILED = "FAILED"
         KILLED = "KILLED"
         LOST = "LOST"
+        LEFT = "LEFT"  # down by the churn scenario, joins again later (keeps its slot)
 
-    ACTIVE = frozenset({State.RESERVED, State.RUNNING})  # holds a daemon slot
+    ACTIVE = frozenset({State.RESERVED, State.RUNNING, State.LEFT})  # holds a daemon slot
     TERMINAL = frozenset({State.ENDED, State.FAILED, State.KILLED, State.LOST})
     BAD = frozenset({State.FAILED, State.LOST})
 
@@ -71,6 +86,8 @@ class JobInstance(models.Model):
     state = models.CharField(max_length=8, choices=State.choices, default=State.RESERVED)
     exit_reason = models.TextField(blank=True)
     exit_code = models.IntegerField(null=True, blank=True)
+    # A spare started in place of a dead node (keep_population): the position it plays.
+    plays = models.PositiveIntegerField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -83,3 +100,26 @@ class JobInstance(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.job_id} node {self.node} ({self.state})"
+
+
+class ChurnEvent(models.Model):
+    """One up/down transition of a churn job's node: the actual population is the joins minus
+    the leaves and fails so far. `t` is seconds since the scenario's start (Job.churn_epoch),
+    by the daemon's clock for joins and leaves, the controller's for fails."""
+    class Event(models.TextChoices):
+        JOIN = "join"
+        LEAVE = "leave"   # by the scenario
+        FAIL = "fail"     # on its own: crashed, killed by a limit, or its daemon was lost
+
+    job = models.ForeignKey(Job, on_delete=models.CASCADE, related_name="churn_events")
+    node = models.PositiveIntegerField()
+    plays = models.PositiveIntegerField(null=True, blank=True)
+    event = models.CharField(max_length=5, choices=Event.choices)
+    t = models.FloatField()
+    planned = models.FloatField(null=True, blank=True)  # the scenario's time; None: not planned
+    graceful = models.BooleanField(default=False)
+    text = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["job", "id"], name="churnevent_job_id_idx")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import heapq
 import logging
 import math
+import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -16,7 +17,11 @@ from daemons.models import Daemon
 from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
 
-from .models import Job, JobInstance
+from .churn import network_overlay as churn_network_overlay
+from .churn import plan_load as churn_plan_load
+from .churn import remaining as churn_remaining
+from .churn import timelines as churn_timelines
+from .models import ChurnEvent, Job, JobInstance
 from .services import instances_terminate, job_finish_if_done, job_state_set
 
 logger = logging.getLogger(__name__)
@@ -24,6 +29,8 @@ logger = logging.getLogger(__name__)
 State = Job.State
 IState = JobInstance.State
 SUPERSET = 1.25  # SPLAY's default: probe 25% more slots than needed
+# A churn job's t = 0 is this long after START is sent, so that every daemon has it by then.
+CHURN_LEAD = 0.5
 
 
 def _plural(n: int, word: str) -> str:
@@ -218,16 +225,29 @@ def job_schedule_run(job_id: int) -> None:
                  "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
                  "nodes": node_list, "list_type": descriptor.list_type,
                  "list_size": descriptor.list_size, "limits": limits} for d in used}
-    if job.network:  # each daemon compiles its own instances' blocks (sandbox/netmodel.py)
+    plan = churn_plan_load(job.churn) if job.has_churn else None
+    overlay = churn_network_overlay(plan, job.nodes) if plan is not None else None
+    if job.network or overlay:  # each daemon compiles its own instances' blocks (sandbox/netmodel.py)
         for frame in lists.values():
-            frame["network"] = {"options": job.network, "seed": job.id,
-                                "nodes": job.nodes}
+            frame["network"] = {"options": job.network, "seed": job.id, "nodes": job.nodes}
+            if overlay:
+                frame["network"]["overlay"] = overlay
+    if plan is not None:  # each daemon runs its nodes' timelines against its own clock
+        lines = churn_timelines(plan)
+        for frame in lists.values():
+            frame["churn"] = {"end": plan.end, "events": {
+                str(i["node"]): lines[i["node"]] for i in frame["instances"] if i["node"] in lines}}
     listed = _command_all(job, lists, names, "accept the node list")
     if not _still_registering(job_id):
         return _abandon(job, set(used))
-    started = _command_all(job, {d: {"type": "start", "job": job.id} for d in listed}, names, "start")
-    JobInstance.objects.filter(job=job, daemon_id__in=started, state=IState.RESERVED).update(
-        state=IState.RUNNING)
+    start = {"type": "start", "job": job.id}
+    if plan is not None:
+        start["lead"] = CHURN_LEAD
+        Job.objects.filter(id=job.id).update(churn_epoch=time.time() + CHURN_LEAD)
+    started = _command_all(job, {d: start for d in listed}, names, "start")
+    if plan is None:  # a churn job's nodes report RUNNING as they join
+        JobInstance.objects.filter(job=job, daemon_id__in=started, state=IState.RESERVED).update(
+            state=IState.RUNNING)
     if not job_state_set(job_id, expect=[State.REGISTERING], to=State.RUNNING):
         job.refresh_from_db()
         return _abandon(job, set(used))
@@ -244,3 +264,37 @@ def job_schedule_safely(job_id: int) -> None:
         job_state_set(job_id, expect=[State.QUEUED, State.REGISTERING], to=State.FAILED,
                       reason=f"scheduler error: {exc}")
         raise
+
+
+def churn_replace_run(job_id: int, position: int, dead_node: int) -> None:
+    """keep_population: a spare takes the place of `position`, whose node `dead_node` went down
+    on its own. The spare follows the position's remaining timeline: all of it when the dead
+    node is gone for good (terminal), else until the position's next planned leave (its own
+    daemon rejoins it at its next planned join). Spares that cannot start are FAILED and the
+    next is tried; with none left, the fail event says so."""
+    job = Job.objects.get(id=job_id)
+    if job.state != State.RUNNING or not job.keep_population or job.churn_epoch is None:
+        return
+    dead = JobInstance.objects.filter(job=job, node=dead_node).first()
+    whole = dead is None or dead.state in JobInstance.TERMINAL
+    up, rest = churn_remaining(churn_plan_load(job.churn), position, time.time() - job.churn_epoch)
+    if not whole:
+        cut = next((k for k, ev in enumerate(rest) if ev[1] == "leave"), len(rest))
+        rest = rest[:cut + 1]
+    if not up:
+        return  # the scenario has the position down now; it comes back by its own timeline
+    for spare in (JobInstance.objects.filter(job=job, node__gt=job.churn_positions, plays__isnull=True,
+                                             state=IState.RESERVED, daemon__state="ONLINE")
+                  .select_related("daemon").order_by("node")):
+        if not JobInstance.objects.filter(id=spare.id, plays__isnull=True).update(plays=position):
+            continue  # another replacement took it
+        command = {"type": "join", "job": job.id, "node": spare.node, "plays": position, "events": rest}
+        replies = commands_send([Command(spare.daemon_id, command)], timeout=settings.SPLAYLAB_REGISTER_TIMEOUT)
+        if replies and replies[0].ok:
+            return
+        why = replies[0].reason if replies else f"no answer within {settings.SPLAYLAB_REGISTER_TIMEOUT:g} s"
+        JobInstance.objects.filter(id=spare.id, state=IState.RESERVED).update(
+            state=IState.FAILED, exit_reason=f"daemon {spare.daemon.name} failed to start the spare: {why}")
+    last = ChurnEvent.objects.filter(job=job, node=dead_node, event=ChurnEvent.Event.FAIL).order_by("-id").first()
+    if last is not None:
+        ChurnEvent.objects.filter(id=last.id).update(text=last.text + "; no spare left to replace it")

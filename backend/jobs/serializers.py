@@ -13,21 +13,46 @@ class JobInstanceOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = JobInstance
-        fields = ["node", "daemon", "port", "state", "exit_reason"]
+        fields = ["node", "daemon", "port", "state", "exit_reason", "plays"]
+
+
+class JobChurnOutputSerializer(serializers.Serializer):
+    name = serializers.CharField(source="churn_name")
+    keep_population = serializers.BooleanField()
+    positions = serializers.IntegerField(source="churn_positions")
+    spares = serializers.IntegerField(source="churn_spares")
+    epoch = serializers.FloatField(source="churn_epoch", allow_null=True)
+
+
+class ChurnEventOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    node = serializers.IntegerField()
+    plays = serializers.IntegerField(allow_null=True)
+    event = serializers.CharField()
+    t = serializers.FloatField()
+    planned = serializers.FloatField(allow_null=True)
+    graceful = serializers.BooleanField()
+    text = serializers.CharField()
 
 
 class JobOutputSerializer(serializers.ModelSerializer):
     owner = serializers.CharField(source="owner.username", read_only=True)
     code_version = serializers.CharField(read_only=True, help_text="8 hex digits of the code's SHA-256")
     network = serializers.SerializerMethodField(help_text="the emulated network, e.g. 'king, loss 1%'")
+    churn = serializers.SerializerMethodField(help_text="the churn scenario, null without one")
 
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code", "code_version", "network", "created_at", "started_at", "ended_at"]
+                  "filename", "code", "code_version", "network", "churn", "created_at", "started_at",
+                  "ended_at"]
 
     def get_network(self, job: Job) -> str:
         return network_label(job.network)
+
+    @extend_schema_field(JobChurnOutputSerializer(allow_null=True))
+    def get_churn(self, job: Job) -> dict | None:
+        return dict(JobChurnOutputSerializer(job).data) if job.has_churn else None
 
 
 class JobDetailOutputSerializer(JobOutputSerializer):

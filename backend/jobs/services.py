@@ -3,6 +3,7 @@
 undo each other, and every job state change publishes `job.state`."""
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -18,8 +19,11 @@ from lib.descriptor import DescriptorError, descriptor_parse
 from lib.network import NetModelError, network_options_clean
 from lib.errors import ApplicationError
 from logs.publisher import job_state_publish
+from scenarios.models import Scenario
 
-from .models import Job, JobInstance
+from .churn import plan_load as churn_plan_load, spares_for as churn_spares_for
+
+from .models import ChurnEvent, Job, JobInstance
 
 MAX_NODES = 1000
 MAX_DURATION = 3600
@@ -31,16 +35,34 @@ IState = JobInstance.State
 
 
 def job_create(*, owner: User, code: str, nodes: int | None = None, duration: int | None = None,
-               filename: str = "app.lua", name: str = "", network: dict | None = None) -> Job:
+               filename: str = "app.lua", name: str = "", network: dict | None = None,
+               churn: str | None = None, scenario: Scenario | None = None,
+               keep_population: bool = False) -> Job:
     """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
     nb_splayds → nodes, max_time → duration (and bounds a given duration), network_* → the
     emulated network (request options win key by key). A bad descriptor
-    is a 400 on `code`, each message starting with FILE:LINE: like a syntax error."""
+    is a 400 on `code`, each message starting with FILE:LINE: like a syntax error.
+    A churn scenario (`churn` text, or a library `scenario`) decides the nodes (its positions,
+    plus spares with keep_population) and, by its `stop`, the default duration; keep_population
+    without a scenario is the scenario "at 0s join N" (docs/churn.md, "On the service")."""
     filename = filename or "app.lua"
     try:
         descriptor = descriptor_parse(code, filename)
     except DescriptorError as exc:
         raise ValidationError({"code": exc.errors}) from None
+    if churn and scenario is not None:
+        raise ValidationError({"scenario": ["give a scenario from the library or a churn text, not both"]})
+    churn_name = ""
+    if scenario is not None:
+        churn, churn_name = scenario.text, scenario.name
+    plan = churn_plan_load(churn) if churn else None
+    if plan is not None:
+        if nodes is not None and nodes != plan.nodes:
+            raise ValidationError({"nodes": [f"the scenario uses {plan.nodes} nodes: leave nodes out, "
+                                             f"or give {plan.nodes}"]})
+        nodes = plan.nodes
+        if duration is None and plan.end is not None:
+            duration = max(1, math.ceil(plan.end))
     if nodes is None:
         if descriptor is None or descriptor.nb_splayds is None:
             raise ValidationError({"nodes": ["give the number of nodes, or nb_splayds in the "
@@ -64,13 +86,25 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         network = network_options_clean(network)
     except NetModelError as exc:
         raise ValidationError({"network": [str(exc)]}) from None
+    positions, spares = None, 0
+    if keep_population and plan is None:
+        churn = f"# keep population: every node from the start, replaced when it dies\nat 0s join {nodes}\n"
+        plan = churn_plan_load(churn)
+    if plan is not None:
+        positions = nodes
+        spares = churn_spares_for(plan) if keep_population else 0
+        if positions + spares > MAX_NODES:
+            spares = max(0, MAX_NODES - positions)
+        nodes = positions + spares
     from .tasks import job_schedule  # tasks import services
 
     with transaction.atomic():
         job = Job.objects.create(owner=owner, code=code, nodes=nodes, duration=duration,
                                  filename=filename, name=name or filename,
                                  descriptor=descriptor.values if descriptor is not None else {},
-                                 network=network)
+                                 network=network, churn=churn or "", churn_name=churn_name,
+                                 keep_population=keep_population, churn_positions=positions,
+                                 churn_spares=spares)
         job_state_publish(job.id)
         transaction.on_commit(lambda: job_schedule.delay(job.id))
     return job
@@ -112,29 +146,104 @@ def job_stop(*, job_id: int, user: User) -> Job:
 
 
 _TRANSITIONS_FROM: dict[str, list[str]] = {
-    IState.RUNNING: [IState.RESERVED],
-    IState.ENDED: [IState.RESERVED, IState.RUNNING],
-    IState.FAILED: [IState.RESERVED, IState.RUNNING],
-    IState.KILLED: [IState.RESERVED, IState.RUNNING],
-    IState.LOST: [IState.RESERVED, IState.RUNNING],
+    IState.RUNNING: [IState.RESERVED, IState.LEFT],
+    IState.LEFT: [IState.RUNNING],
+    IState.ENDED: [IState.RESERVED, IState.RUNNING, IState.LEFT],
+    IState.FAILED: [IState.RESERVED, IState.RUNNING, IState.LEFT],
+    IState.KILLED: [IState.RESERVED, IState.RUNNING, IState.LEFT],
+    IState.LOST: [IState.RESERVED, IState.RUNNING, IState.LEFT],
 }
 
 
 def instance_update(*, daemon_id: int, job_id: int, node: int, state: str,
-                    exit_code: int | None = None, reason: str = "") -> bool:
+                    exit_code: int | None = None, reason: str = "",
+                    churn: dict[str, Any] | None = None) -> bool:
     """A daemon reports an instance. Terminal instances never change again; the last one
-    to end finishes the job."""
+    to end finishes the job. `churn` (a churn job's join or leave: {event, t, planned,
+    graceful}) is recorded as a ChurnEvent; a churn job's node that ends on its own while up
+    is recorded as a `fail` (and replaced under keep_population)."""
     allowed_from = _TRANSITIONS_FROM.get(state)
     if allowed_from is None:
         return False
     fields: dict[str, Any] = {"state": state}
-    if state in JobInstance.TERMINAL:
+    if state in JobInstance.TERMINAL or state == IState.LEFT:
         fields.update(exit_code=exit_code, exit_reason=reason or state.lower())
-    changed = JobInstance.objects.filter(
-        job_id=job_id, node=node, daemon_id=daemon_id, state__in=allowed_from).update(**fields)
-    if changed and state in JobInstance.TERMINAL:
+    elif state == IState.RUNNING:
+        fields.update(exit_code=None, exit_reason="")  # a node joining again
+    with transaction.atomic():
+        inst = (JobInstance.objects.select_for_update().select_related("job")
+                .filter(job_id=job_id, node=node, daemon_id=daemon_id, state__in=allowed_from).first())
+        if inst is None:
+            return False
+        was = inst.state
+        JobInstance.objects.filter(id=inst.id).update(**fields)
+        if inst.job.has_churn:
+            _churn_record(inst, was=was, state=state, reason=reason, churn=churn)
+    if state in JobInstance.TERMINAL:
         job_finish_if_done(job_id)
-    return bool(changed)
+    return True
+
+
+# Ends that are the job's own end, not a node going down on its own.
+_JOB_END_REASONS = ("killed: duration of", "stopped by the controller", "freed by the controller",
+                    "daemon shutting down", "the scenario ended", "spare, not needed")
+
+
+def _churn_record(inst: JobInstance, *, was: str, state: str, reason: str,
+                  churn: dict[str, Any] | None) -> None:
+    job = inst.job
+    if isinstance(churn, dict) and churn.get("event") in ("join", "leave"):
+        event = str(churn["event"])
+        t = _float(churn.get("t"))
+        planned = _float(churn.get("planned")) if churn.get("planned") is not None else None
+        graceful = bool(churn.get("graceful"))
+        who = f"node {inst.node}" + (f" (playing node {inst.plays})" if inst.plays else "")
+        if event == "join":
+            text = f"{who} joined" + (f" in place of node {inst.plays}" if inst.plays and planned is None else "")
+        else:
+            text = f"{who} left" + (" gracefully" if graceful else " (failure)")
+        if planned is not None and t is not None:
+            text += f", planned at {planned:g} s, {1000 * (t - planned):+.0f} ms"
+        churn_event_add(job, node=inst.node, plays=inst.plays, event=event, t=t, planned=planned,
+                        graceful=graceful, text=text)
+        return
+    # A crash of a node that joins again later is reported LEFT (it keeps its slot).
+    if was == IState.RUNNING and (state in JobInstance.TERMINAL or state == IState.LEFT) \
+            and state != IState.KILLED and not reason.startswith(_JOB_END_REASONS):
+        churn_node_down(job, inst, reason or state.lower())
+
+
+def _float(v: Any) -> float | None:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def churn_event_add(job: Job, *, node: int, event: str, t: float | None, plays: int | None = None,
+                    planned: float | None = None, graceful: bool = False, text: str = "") -> None:
+    """Store one up/down transition of a churn job's node and publish it to the job page."""
+    from logs.publisher import churn_events_publish
+
+    from .serializers import ChurnEventOutputSerializer
+
+    if t is None:  # the controller's clock, for events the daemons do not time
+        t = timezone.now().timestamp() - job.churn_epoch if job.churn_epoch is not None else 0.0
+    ev = ChurnEvent.objects.create(job=job, node=node, plays=plays, event=event, t=round(t, 3),
+                                   planned=planned, graceful=graceful, text=text)
+    churn_events_publish(job.id, [dict(ChurnEventOutputSerializer(ev).data)])
+
+
+def churn_node_down(job: Job, inst: JobInstance, reason: str) -> None:
+    """A churn job's node went down on its own (crash, limit, lost daemon): a `fail` event,
+    and under keep_population a spare takes its place (task jobs.tasks.churn_replace)."""
+    position = inst.plays or inst.node
+    churn_event_add(job, node=inst.node, plays=inst.plays, event=ChurnEvent.Event.FAIL, t=None,
+                    text=f"node {inst.node} went down: {reason}")
+    if job.keep_population and job.state == State.RUNNING:
+        from .tasks import churn_replace
+
+        transaction.on_commit(lambda: churn_replace.delay(job.id, position, inst.node))
 
 
 def instances_terminate(*, job_id: int, state: str, reason: str,

@@ -8,13 +8,18 @@ from django.utils import timezone
 from daemons.commands import Command, commands_send
 
 from .models import Job, JobInstance
-from .scheduling import job_schedule_safely
+from .scheduling import churn_replace_run, job_schedule_safely
 from .services import instances_terminate, job_finish_if_done
 
 
 @shared_task(name="jobs.tasks.job_schedule")
 def job_schedule(job_id: int) -> None:
     job_schedule_safely(job_id)
+
+
+@shared_task(name="jobs.tasks.churn_replace")
+def churn_replace(job_id: int, position: int, dead_node: int) -> None:
+    churn_replace_run(job_id, position, dead_node)
 
 
 @shared_task(name="jobs.tasks.job_stop")

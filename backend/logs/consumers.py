@@ -13,7 +13,7 @@ from jobs.models import Job
 from jobs.selectors import job_visible
 from jobs.serializers import job_to_dict
 
-from .payloads import JobStateMessage, LogLinesMessage, MetricChunksMessage
+from .payloads import ChurnEventsMessage, JobStateMessage, LogLinesMessage, MetricChunksMessage
 from .publisher import job_group
 
 CLOSE_FORBIDDEN = 4403
@@ -79,3 +79,6 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
 
     async def metric_chunks(self, event: MetricChunksMessage) -> None:
         await self.relay({"type": "metric.chunks", "chunks": event["chunks"]})
+
+    async def churn_events(self, event: ChurnEventsMessage) -> None:
+        await self.relay({"type": "churn.events", "events": event["events"]})

@@ -27,3 +27,9 @@ class MetricChunksMessage(TypedDict):
     type: Literal["metric.chunks"]
     job_id: int
     chunks: list[Any]  # metrics.services.MetricChunkDict
+
+
+class ChurnEventsMessage(TypedDict):
+    type: Literal["churn.events"]
+    job_id: int
+    events: list  # jobs.serializers.ChurnEventOutputSerializer dicts

@@ -7,7 +7,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from .payloads import JobStateMessage, LogLineDict, LogLinesMessage, MetricChunksMessage
+from .payloads import ChurnEventsMessage, JobStateMessage, LogLineDict, LogLinesMessage, MetricChunksMessage
 
 logger = logging.getLogger(__name__)
 
@@ -16,7 +16,7 @@ def job_group(job_id: int) -> str:
     return f"job-{job_id}"
 
 
-def _send(job_id: int, message: JobStateMessage | LogLinesMessage) -> None:
+def _send(job_id: int, message: JobStateMessage | LogLinesMessage | ChurnEventsMessage) -> None:
     try:
         async_to_sync(get_channel_layer().group_send)(job_group(job_id), message)
     except Exception:  # live view is best effort; the database stays the truth
@@ -48,3 +48,11 @@ async def metric_chunks_publish(job_id: int, chunks: list) -> None:
     if chunks:
         message: MetricChunksMessage = {"type": "metric.chunks", "job_id": job_id, "chunks": chunks}
         await get_channel_layer().group_send(job_group(job_id), message)
+
+
+def churn_events_publish(job_id: int, events: list[dict]) -> None:
+    """A churn job's nodes went up or down (jobs.serializers.ChurnEventOutputSerializer dicts),
+    published once the surrounding transaction commits."""
+    if events:
+        message: ChurnEventsMessage = {"type": "churn.events", "job_id": job_id, "events": events}
+        transaction.on_commit(lambda: _send(job_id, message))

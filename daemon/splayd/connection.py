@@ -34,7 +34,7 @@ OPEN_TIMEOUT = 5.0
 WELCOME_TIMEOUT = 10.0
 MAX_FRAME = 16 * 1024 * 1024
 REFUSED_CLOSE_CODE = 4001
-COMMANDS = frozenset({"register", "free", "list", "start", "stop"})
+COMMANDS = frozenset({"register", "free", "list", "start", "stop", "join"})
 
 
 class Refused(Exception):

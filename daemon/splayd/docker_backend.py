@@ -213,14 +213,20 @@ class DockerExec:
             return True  # the reader thread kills it once the exec shows its pid
         return self._kill_pid()
 
-    def _kill_pid(self) -> bool:
+    def send_signal(self, sig: int) -> bool:
+        """Send `sig` to the running instance (a graceful leave's SIGTERM); False if not running."""
+        if self._done.done() or self.pid is None:
+            return False
+        return self._kill_pid(sig)
+
+    def _kill_pid(self, sig: int = signal.SIGKILL) -> bool:
         pid, cid = self.pid, self.sandbox.container_id
         if not pid or not cid or self.exit_code is not None:
             return False
         if not _pid_in_container(pid, cid):
             return False
         try:
-            os.kill(pid, signal.SIGKILL)
+            os.kill(pid, sig)
             return True
         except (ProcessLookupError, PermissionError):
             return False

@@ -41,6 +41,7 @@ DISK_CHECK_INTERVAL = 0.5  # seconds between two measures of a working directory
 MAX_DEPTH = 100  # directory nesting the disk check follows
 DAEMON_FILES = frozenset({"app.lua", "job.json"})  # written by the daemon: not counted
 RATE_WINDOW = 1.0
+LEAVE_GRACE = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later (as run_local)
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,28 @@ def measure_dir(root: Path, max_entries: int | None = None) -> tuple[int, int, b
         for fd, _ in stack:
             os.close(fd)
     return total, entries, too_deep
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of `pid` (from /proc's parent links), children first."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])  # the field after the state
+        children.setdefault(ppid, []).append(int(entry))
+    out: list[int] = []
+    todo = list(children.get(pid, []))
+    while todo:
+        p = todo.pop(0)
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
 
 
 def _set_rlimit(res: int, soft: int, hard: int) -> None:
@@ -233,22 +256,32 @@ class Instance:
         self._window_start = 0.0  # log rate limit: the current one-second window
         self._window_lines = 0
         self.dropped = 0  # lines dropped in the current window, not yet reported
+        # Churn jobs (jobs.Timeline): the join or leave to attach to the next report, the
+        # scenario's clock (seconds since its t = 0), and whether the node joins again later
+        # (then an end is reported LEFT: the slot stays for that join).
+        self.churn_next: dict[str, Any] | None = None
+        self.churn_clock: Callable[[], float] | None = None
+        self.rejoins: Callable[[], bool] | None = None
 
     @property
     def running(self) -> bool:
         return self.state == "RUNNING"
 
     def _report(self) -> None:
-        self.outbox.instance(
-            {
-                "type": "instance",
-                "job": self.job,
-                "node": self.node,
-                "state": self.state,
-                "exit_code": self.exit_code,
-                "reason": self.reason,
-            }
-        )
+        msg = {
+            "type": "instance",
+            "job": self.job,
+            "node": self.node,
+            "state": self.state,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+        }
+        if self.churn_next is not None:
+            churn, self.churn_next = self.churn_next, None
+            if "t" not in churn and self.churn_clock is not None:
+                churn["t"] = round(self.churn_clock(), 3)  # a join: the instant it runs
+            msg["churn"] = churn
+        self.outbox.instance(msg)
 
     async def start(self, argv: list[str], env: dict[str, str] | None) -> None:
         if self.sandbox is not None:
@@ -299,20 +332,31 @@ class Instance:
         """Record the end state (once), report it, and let the owner release the slot."""
         if self.done.is_set():
             return
+        if state in ("ENDED", "FAILED") and self.rejoins is not None and self.rejoins():
+            state = "LEFT"  # down until the scenario's next join of this node
         self.state, self.reason, self.exit_code = state, reason, exit_code
         self._report()
         self.done.set()
         if self.on_end:
             self.on_end(self)
 
-    def kill(self, state: str, reason: str) -> None:
-        """Kill the process group; the end is reported with (state, reason)."""
+    def kill(self, state: str, reason: str, graceful: bool = False) -> None:
+        """Kill the process group; the end is reported with (state, reason). `graceful`: SIGTERM
+        to the node runtime first (its events.on_leave handlers run), SIGKILL LEAVE_GRACE later."""
         if self.state == "RESERVED":
             self.finish(state, reason)
             return
         if not self.running or self.kill_reason:
             return
         self.kill_reason = (state, reason)
+        if graceful and self._terminate():
+            asyncio.get_running_loop().call_later(LEAVE_GRACE, self._kill_now)
+            return
+        self._kill_now()
+
+    def _kill_now(self) -> None:
+        if self.done.is_set():
+            return
         if self.exec is not None:
             self.sandbox.kill_instance(self.node)
             return
@@ -321,6 +365,23 @@ class Instance:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def _terminate(self) -> bool:
+        """SIGTERM to the LuaJIT process: under bubblewrap it is a descendant in a session and
+        PID namespace of its own (killpg would reach bwrap only, whose init ignores SIGTERM),
+        so every descendant gets it; in Docker the exec's host pid. False if none was reached."""
+        if self.exec is not None:
+            return bool(self.exec.send_signal(signal.SIGTERM))
+        if self.proc is None:
+            return False
+        reached = False
+        for pid in [self.proc.pid, *descendants(self.proc.pid)]:
+            try:
+                os.kill(pid, signal.SIGTERM)
+                reached = True
+            except (ProcessLookupError, PermissionError):
+                pass
+        return reached
 
     def _send(self, level: str, text: str) -> None:
         self.seq += 1

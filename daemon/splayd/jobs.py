@@ -13,8 +13,10 @@ the job is freed or stopped, or the daemon shuts down (`kill_all` waits for the 
 from __future__ import annotations
 
 import asyncio
+import heapq
 import json
 import logging
+import math
 import random
 import shutil
 import socket
@@ -42,6 +44,63 @@ class CommandError(Exception):
 
 
 @dataclass
+class Timeline:
+    """A churn job's scenario on this daemon: its nodes' joins and leaves, run against this
+    daemon's clock from t = 0 (`start` + its `lead`). Listed nodes without events are spares,
+    started only by a `join` command (keep_population)."""
+    events: list[tuple[float, int, str, bool]]  # heap of (t, node, "join" | "leave", graceful)
+    end: float | None  # the scenario's `stop`
+    t0: float | None = None  # time.monotonic() of t = 0, once started
+    epoch: float | None = None  # the same instant on the wall clock
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    plays: dict[int, int] = field(default_factory=dict)  # spare node -> the position it plays
+    spares: set[int] = field(default_factory=set)  # listed nodes without events of their own
+
+    def now(self) -> float:
+        return time.monotonic() - (self.t0 or time.monotonic())
+
+    def rejoins(self, node: int) -> bool:
+        return any(n == node and kind == "join" for _, n, kind, _ in self.events)
+
+    def add(self, events: list[tuple[float, int, str, bool]]) -> None:
+        for ev in events:
+            heapq.heappush(self.events, ev)
+        self.wake.set()
+
+
+def parse_churn_events(node: int, raw: Any) -> list[tuple[float, int, str, bool]]:
+    """[[t, "join" | "leave", graceful], ...] of one node (LIST's churn.events, join's events)."""
+    if not isinstance(raw, list):
+        raise CommandError(f"churn: events of node {node}: expected a list")
+    out = []
+    for ev in raw:
+        if not (isinstance(ev, list) and len(ev) == 3 and isinstance(ev[0], (int, float))
+                and not isinstance(ev[0], bool) and math.isfinite(ev[0]) and ev[0] >= 0
+                and ev[1] in ("join", "leave")):
+            raise CommandError(f"churn: node {node}: expected [t >= 0, 'join' | 'leave', graceful], got {ev!r}")
+        out.append((float(ev[0]), node, str(ev[1]), bool(ev[2])))
+    return out
+
+
+def parse_timeline(churn: Any, listed: dict[int, int]) -> Timeline:
+    if not isinstance(churn, dict) or not isinstance(churn.get("events"), dict):
+        raise CommandError("churn: expected {events: {node: [[t, kind, graceful], ...]}, end}")
+    end = churn.get("end")
+    if end is not None and (not isinstance(end, (int, float)) or isinstance(end, bool) or end < 0):
+        raise CommandError(f"churn.end: expected a number of seconds or null, got {end!r}")
+    events: list[tuple[float, int, str, bool]] = []
+    for key, raw in churn["events"].items():
+        node = int(key) if str(key).isdigit() else 0
+        if node not in listed:
+            raise CommandError(f"churn: node {key} is not listed on this daemon")
+        events += parse_churn_events(node, raw)
+    heapq.heapify(events)
+    return Timeline(events=events, end=float(end) if end is not None else None,
+                    spares=set(listed) - {n for _, n, _, _ in events})
+
+
+@dataclass
 class Job:
     id: int
     limits: Limits
@@ -56,6 +115,15 @@ class Job:
     sandbox: Any = None  # docker_backend.DockerJobSandbox (Docker backend), once started
     net_blocks: dict[int, Any] = field(default_factory=dict)  # node -> job.json "net" (emulated WAN)
     net_epoch: float | None = None  # wall clock of the first START: partition offsets count from it
+    timeline: Timeline | None = None  # a churn job's scenario (docs/churn.md, "On the service")
+
+    def deadline(self) -> float | None:
+        """A churn job's end on the monotonic clock: its duration or the scenario's stop."""
+        tl = self.timeline
+        if tl is None or tl.t0 is None:
+            return None
+        ends = [x for x in (self.limits.duration, tl.end) if x is not None]
+        return tl.t0 + min(ends) if ends else None
 
 
 def _netmodel(sandbox_dir: Path) -> Any:
@@ -279,6 +347,8 @@ class JobManager:
         if "network" in cmd:
             job.net_blocks = await asyncio.to_thread(compile_network, self.config.sandbox_dir, cmd["network"],
                                                      sorted(listed), job.limits.duration or 3600)
+        if "churn" in cmd:
+            job.timeline = parse_timeline(cmd["churn"], listed)
         job.code, job.nodes, job.listed = code, nodes, listed
         job.list_type, job.list_size = list_type, list_size
         return {"ok": True}
@@ -287,6 +357,8 @@ class JobManager:
         job = self._job(cmd)
         if job.code is None:
             raise CommandError(f"job {job.id} was not listed before start")
+        if job.timeline is not None:
+            return await self._start_timeline(job, cmd)
         started: list[int] = []
         errors: list[str] = []
         if job.net_epoch is None:
@@ -308,6 +380,27 @@ class JobManager:
             return {"ok": False, "reason": "; ".join(errors)}
         return {"ok": True, "started": started}
 
+    async def cmd_join(self, cmd: dict[str, Any]) -> Reply:
+        """keep_population: start spare `node` now in place of position `plays`, then follow
+        `events` (that position's remaining timeline)."""
+        job = self._job(cmd)
+        tl = job.timeline
+        if tl is None or tl.t0 is None:
+            raise CommandError(f"job {job.id} has no running churn scenario on this daemon")
+        node = _int(cmd, "node", 1)
+        if node not in job.listed:
+            raise CommandError(f"node {node} is not listed on this daemon")
+        current = job.instances.get(node)
+        if current is not None and (current.running or current.done.is_set() and not tl.rejoins(node)):
+            raise CommandError(f"node {node} is not a free spare")
+        tl.plays[node] = _int(cmd, "plays", 1)
+        tl.add(parse_churn_events(node, cmd.get("events") or []))
+        try:
+            await self._churn_join(job, node, planned=None)
+        except (OSError, ValueError, DockerSandboxError) as e:
+            raise CommandError(f"cannot start node {node}: {e}") from None
+        return {"ok": True, "t": round(tl.now(), 3)}
+
     async def cmd_stop(self, cmd: dict[str, Any]) -> Reply:
         job_id = _int(cmd, "job", 1)
         job = self.jobs.get(job_id)
@@ -315,6 +408,99 @@ class JobManager:
             return {"ok": True}
         await self._kill_job(job, "KILLED", "stopped by the controller")
         return {"ok": True}
+
+    # churn (docs/churn.md, "On the service")
+    async def _start_timeline(self, job: Job, cmd: dict[str, Any]) -> Reply:
+        """t = 0 is `lead` seconds from now; no node starts before its join."""
+        tl = job.timeline
+        assert tl is not None
+        if tl.t0 is None:
+            lead = cmd.get("lead", 0)
+            lead = min(10.0, max(0.0, float(lead))) if isinstance(lead, (int, float)) else 0.0
+            tl.t0, tl.epoch = time.monotonic() + lead, time.time() + lead
+            job.net_epoch = tl.epoch  # the scenario's partitions count from its t = 0
+            if self.isolation.is_docker:
+                unavailable = await self._open_sandbox(job)
+                if unavailable:
+                    return {"ok": False, "reason": f"cannot start the node runtime: {unavailable}"}
+            tl.task = asyncio.create_task(self._run_timeline(job), name=f"job{job.id}-churn")
+        return {"ok": True, "started": [], "epoch": tl.epoch}
+
+    async def _run_timeline(self, job: Job) -> None:
+        tl = job.timeline
+        assert tl is not None and tl.t0 is not None
+        while self.jobs.get(job.id) is job:
+            delay = tl.t0 + tl.events[0][0] - time.monotonic() if tl.events else None
+            if delay is None or delay > 0:
+                tl.wake.clear()
+                try:
+                    await asyncio.wait_for(tl.wake.wait(), timeout=delay)
+                except asyncio.TimeoutError:
+                    pass
+                continue
+            t, node, kind, graceful = heapq.heappop(tl.events)
+            try:
+                if kind == "join":
+                    await self._churn_join(job, node, planned=t)
+                else:
+                    self._churn_leave(job, node, planned=t, graceful=graceful)
+            except (OSError, ValueError, DockerSandboxError) as e:
+                logger.warning("job %s node %s: %s at %.3f s failed: %s", job.id, node, kind, t, e)
+
+    async def _churn_join(self, job: Job, node: int, planned: float | None) -> None:
+        tl = job.timeline
+        assert tl is not None
+        previous = job.instances.get(node)
+        if previous is not None and previous.running:
+            return
+        inst = self._prepare(job, node, job.listed[node])
+        if previous is not None:
+            inst.seq = previous.seq  # a node's log seq never repeats across its sessions
+        inst.churn_clock = tl.now
+        inst.rejoins = lambda: tl.rejoins(node)
+        inst.churn_next = {"event": "join", "planned": planned}
+        if node in tl.plays:
+            inst.churn_next["plays"] = tl.plays[node]
+        await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir))
+
+    def _churn_leave(self, job: Job, node: int, planned: float, graceful: bool) -> None:
+        tl = job.timeline
+        assert tl is not None
+        inst = job.instances.get(node)
+        if inst is None or not inst.running or inst.kill_reason:
+            return  # down already (it crashed): nothing to take away
+        how = "gracefully" if graceful else "as a failure"
+        state = "LEFT" if tl.rejoins(node) else "ENDED"
+        inst.churn_next = {"event": "leave", "planned": planned, "graceful": graceful, "t": round(tl.now(), 3)}
+        inst.kill(state, f"left at {planned:g} s by the scenario ({how})", graceful=graceful)
+
+    def _end_timeline(self, job: Job) -> None:
+        """The scenario's end (its stop or the job's duration): nodes up end, nodes down or
+        never started and unused spares are reported ended, every slot is released."""
+        tl = job.timeline
+        assert tl is not None
+        tl.events.clear()
+        if tl.task is not None:
+            tl.task.cancel()
+        for node, port in sorted(job.listed.items()):
+            inst = job.instances.get(node)
+            if inst is not None and inst.running:
+                inst.rejoins = None
+                inst.kill("ENDED", "the scenario ended")
+            elif inst is None or inst.state == "LEFT":
+                self._report_down(job, node, "ENDED", "spare, not needed" if node in tl.spares and
+                                  node not in tl.plays else "the scenario ended")
+        job.ports.clear()
+        self._maybe_cleanup(job)
+
+    def _report_down(self, job: Job, node: int, state: str, reason: str) -> None:
+        """End a node that is not running (never started, or LEFT): report it, keep its seq."""
+        before = job.instances.get(node)
+        ended = Instance(job.id, node, job.listed[node], Path("."), job.limits, self.outbox)
+        if before is not None:
+            ended.seq = before.seq
+        ended.finish(state, reason)
+        job.instances[node] = ended
 
     # helpers
     async def _open_sandbox(self, job: Job) -> str | None:
@@ -395,6 +581,10 @@ class JobManager:
         job = self.jobs.get(inst.job)
         if job is None:
             return
+        if inst.state == "LEFT":
+            return  # keeps its slot for its next join
+        if job.timeline is not None and job.instances.get(inst.node) is not inst:
+            return  # an earlier session of a node that runs again
         job.ports.discard(inst.port)
         self._maybe_cleanup(job)
 
@@ -408,10 +598,15 @@ class JobManager:
         logger.info("job %s: freed", job.id)
 
     async def _kill_job(self, job: Job, state: str, reason: str) -> None:
+        if job.timeline is not None:
+            job.timeline.events.clear()
+            if job.timeline.task is not None:
+                job.timeline.task.cancel()
+        for node in job.listed:
+            inst = job.instances.get(node)
+            if inst is None or inst.state == "LEFT":  # listed, not running: report it too
+                self._report_down(job, node, state, reason)
         insts = list(job.instances.values())
-        for node, port in job.listed.items():
-            if node not in job.instances:  # listed, never started: report it too
-                Instance(job.id, node, port, Path("."), job.limits, self.outbox).finish(state, reason)
         for inst in insts:
             inst.kill(state, reason)
         waits = [asyncio.create_task(i.done.wait()) for i in insts if not i.done.is_set()]
@@ -429,6 +624,14 @@ class JobManager:
     def on_tick(self, now: float) -> None:
         """Enforce wall-clock durations and expire unused reservations (every 0.1 s)."""
         for job in list(self.jobs.values()):
+            deadline = job.deadline()
+            if deadline is not None:
+                for inst in job.instances.values():
+                    if inst.running:
+                        inst.report_dropped(now)
+                if now >= deadline:
+                    self._end_timeline(job)
+                continue
             d = job.limits.duration
             for inst in job.instances.values():
                 if not inst.running:

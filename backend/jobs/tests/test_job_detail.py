@@ -13,8 +13,10 @@ def test_owner_gets_the_job_with_kept_instances(student_client, student) -> None
     res = student_client.get(f"/api/jobs/{job.id}/")
     assert res.status_code == 200
     assert res.json()["instances"] == [
-        {"node": 1, "daemon": daemon.name, "port": 20001, "state": "ENDED", "exit_reason": ""},
-        {"node": 2, "daemon": daemon.name, "port": 20002, "state": "RUNNING", "exit_reason": ""}]
+        {"node": 1, "daemon": daemon.name, "port": 20001, "state": "ENDED", "exit_reason": "",
+         "plays": None},
+        {"node": 2, "daemon": daemon.name, "port": 20002, "state": "RUNNING", "exit_reason": "",
+         "plays": None}]
 
 
 def test_other_student_gets_404(other_client, student) -> None:
