@@ -56,19 +56,19 @@ export function scenarioElapsed(epoch: number | null, endedAt: string | null, no
 }
 
 /**
- * uPlot columns for both populations on one time axis (stepped lines: a value holds until the
+ * uPlot columns [x, actual, planned]: both populations on one time axis (stepped lines: a value holds until the
  * next x): every instant of either, from 0 to `end`. The actual population is drawn up to
  * `now` only (null after it, and everywhere before the job starts).
  */
 export function populationColumns(planned: PopulationSteps, actual: PopulationSteps, end: number,
-  now: number | null): [number[], number[], (number | null)[]] {
+  now: number | null): [number[], (number | null)[], number[]] {
   const instants = new Set<number>([0, end, ...planned.map(([t]) => t), ...actual.map(([t]) => t)]);
   if (now !== null) instants.add(now);
   const xs = [...instants].sort((a, b) => a - b);
   return [
     xs,
-    xs.map((x) => populationAt(planned, x)),
     xs.map((x) => (now !== null && x <= now ? populationAt(actual, x) : null)),
+    xs.map((x) => populationAt(planned, x)),
   ];
 }
 

@@ -22,14 +22,14 @@ export function InstancesTable({ instances }: { instances: Instance[] | undefine
               <tr key={instance.node} data-node={instance.node}>
                 <td>
                   {instance.node}
-                  {instance.plays != null && <span className="muted" title={`a spare started in place of node ${instance.plays}`}> plays {instance.plays}</span>}
+                  {instance.plays != null && <span className="muted instance-plays" title={`a spare started in place of node ${instance.plays}`}> plays {instance.plays}</span>}
                 </td>
                 <td>{instance.daemon ?? "—"}</td>
                 <td>{instance.port ?? "—"}</td>
                 <td>
                   <StateBadge state={instance.state} />
                 </td>
-                <td>{instance.exit_reason ?? (instance.state === "LEFT" ? "left by the scenario; may join again" : "")}</td>
+                <td>{instance.exit_reason ?? (instance.state === "LEFT" ? "left by the scenario" : "")}</td>
               </tr>
             ))}
             {rows.length === 0 && (

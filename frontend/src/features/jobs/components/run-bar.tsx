@@ -87,10 +87,12 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
     <form className="run-bar" onSubmit={submit} aria-label="Run the code">
       <label htmlFor="run-nodes">Nodes</label>
       <input id="run-nodes" data-testid="run-nodes" type="number" min={1} step={1} required={!scenarioId}
-        placeholder={scenarioId ? "scenario's" : undefined} value={nodes} onChange={(e) => setNodes(e.target.value)} />
+        placeholder={scenarioId ? "auto" : undefined}
+        title={scenarioId ? "Empty: the scenario decides" : undefined} value={nodes} onChange={(e) => setNodes(e.target.value)} />
       <label htmlFor="run-duration">Duration (s)</label>
       <input id="run-duration" data-testid="run-duration" type="number" min={1} step={1} required={!scenarioId}
-        placeholder={scenarioId ? "scenario's" : undefined} value={duration} onChange={(e) => setDuration(e.target.value)} />
+        placeholder={scenarioId ? "auto" : undefined}
+        title={scenarioId ? "Empty: the scenario decides" : undefined} value={duration} onChange={(e) => setDuration(e.target.value)} />
       <label htmlFor="run-network">Network</label>
       <select id="run-network" data-testid="run-network" value={network}
         onChange={(e) => { setNetwork(e.target.value); setNetFile(null); setFileError(null); }}>

@@ -49,14 +49,14 @@ describe("populationColumns", () => {
   it("puts both populations on every instant of either, the actual one up to now only", () => {
     const planned: [number, number][] = [[0, 2], [3, 4], [8, 3]];
     const actual: [number, number][] = [[0.2, 2], [3.1, 4]];
-    const [xs, plan, act] = populationColumns(planned, actual, 14, 5);
+    const [xs, act, plan] = populationColumns(planned, actual, 14, 5);
     expect(xs).toEqual([0, 0.2, 3, 3.1, 5, 8, 14]);
     expect(plan).toEqual([2, 2, 4, 4, 4, 3, 3]);
     expect(act).toEqual([0, 2, 2, 4, 4, null, null]);
   });
 
   it("draws no actual population before the job starts", () => {
-    const [xs, plan, act] = populationColumns([[0, 2]], [], 10, null);
+    const [xs, act, plan] = populationColumns([[0, 2]], [], 10, null);
     expect(xs).toEqual([0, 10]);
     expect(plan).toEqual([2, 2]);
     expect(act).toEqual([null, null]);
