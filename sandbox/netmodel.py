@@ -515,3 +515,18 @@ def rtt_percentiles(spec: NetSpec, n: int, seed: int = 0, points: tuple[int, ...
     out = {f"p{p}": rtt[min(len(rtt) - 1, int(p / 100 * len(rtt)))] for p in points}
     out["mean"] = sum(rtt) / len(rtt)
     return out
+
+
+def with_overlay(blocks: list[dict[str, Any]] | None, overlay: dict[str, list[dict]] | None, count: int,
+                 mtu: int = 1500) -> list[dict[str, Any]] | None:
+    """A churn scenario's network statements (churn.network_overlay: partitions and
+    loss/latency phases) added to `count` nodes' blocks; a LAN gets plain blocks to carry them."""
+    if not overlay:
+        return blocks
+    if blocks is None:
+        blocks = [{"model": "lan", "loss": 0.0, "mtu": mtu, "bandwidth": None, "jitter": 0.0,
+                   "partitions": [], "delay": 0.0} for _ in range(count)]
+    for block in blocks:
+        block["partitions"] = list(block["partitions"]) + overlay["partitions"]
+        block["phases"] = overlay["phases"]
+    return blocks

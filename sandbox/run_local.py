@@ -17,7 +17,8 @@ library only for the default backend.
 `--churn FILE` (a churn script or trace, docs/churn.md; process backend) starts no node at
 launch: node k starts at each of its joins (a fresh process and working directory each time,
 same position and port) and is killed at its leaves (SIGKILL: a failure; a graceful leave
-sends SIGTERM, then SIGKILL after GRACE_S). Each join and leave writes a `churn` record with
+sends SIGTERM, which runs the app's events.on_leave handlers, then SIGKILL after GRACE_S if
+the node has not ended by then). Each join and leave writes a `churn` record with
 its planned and actual times; the script's network statements join the `net` block.
 
 `--backend docker` runs the same nodes as execs in one hardened container (splayd's own Docker
@@ -185,6 +186,23 @@ def report_exit(output: Output, k: int, code: int) -> bool:
     return False
 
 
+def report_graceful_leave(output: Output, k: int, code: int, cut_short: bool = False) -> bool:
+    """The exit record of a node that was asked to leave gracefully; True when it failed
+    (an error in its on_leave handlers). Killed after the grace period is not a failure."""
+    if cut_short:
+        output.exit(k, code, "left (churn: graceful; still leaving when the run ended)")
+    elif code == 0:
+        output.exit(k, 0, "left (churn: graceful)")
+    elif code == -signal.SIGKILL:
+        output.exit(k, code, f"left (churn: graceful; killed after the {GRACE_S:g} s grace period)")
+    elif code < 0:
+        output.exit(k, code, f"left (churn: graceful; killed by signal {-code})")
+    else:
+        output.exit(k, code, f"left (churn: graceful; ended with exit code {code})")
+        return True
+    return False
+
+
 def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> dict[str, Any]:
     job = {"me": nodes[k - 1], "nodes": nodes, "position": k, "job_id": 0,
            "duration": args.time, "list_type": "head"}
@@ -210,13 +228,8 @@ def network_blocks(args: argparse.Namespace) -> str | None:
     plan = getattr(args, "churn_plan", None)
     if plan is not None and any(e.kind not in ("join", "leave") for e in plan.events):
         import churn
-        overlay = churn.network_overlay(plan, args.nodes, args.seed or 1)
-        if args.net_blocks is None:  # a LAN, but the script partitions it or changes its loss
-            args.net_blocks = [{"model": "lan", "loss": 0.0, "mtu": args.mtu, "bandwidth": None, "jitter": 0.0,
-                                "partitions": [], "delay": 0.0} for _ in range(args.nodes)]
-        for block in args.net_blocks:
-            block["partitions"] = list(block["partitions"]) + overlay["partitions"]
-            block["phases"] = overlay["phases"]
+        args.net_blocks = netmodel.with_overlay(args.net_blocks, churn.network_overlay(plan, args.nodes, args.seed or 1),
+                                                args.nodes, args.mtu)
     args.net_epoch = time.time()   # partition offsets count from the launch
     return None
 
@@ -298,6 +311,17 @@ def run(args: argparse.Namespace) -> int:
         except ProcessLookupError:
             pass
 
+    def end_graceful_leave(node: Node) -> tuple[int, bool]:
+        """The exit code of a node that left gracefully, and whether the run ended while it
+        was still in its grace period (then it is killed now)."""
+        if node.kill_at is None:  # the grace period's SIGKILL was sent
+            return node.proc.wait(), False
+        try:  # its output may end a moment before its exit status is there
+            return node.proc.wait(timeout=0.2), False
+        except subprocess.TimeoutExpired:
+            kill(node, signal.SIGKILL)
+            return node.proc.wait(), True
+
     def churn_event(e: Any) -> None:
         node = by_k.get(e.node)
         alive = node is not None and node.proc.poll() is None and node.left is None
@@ -357,6 +381,10 @@ def run(args: argparse.Namespace) -> int:
                     node.buf = b""
         timed_out = open_pipes > 0
         for node in running:
+            if node.left == "graceful":
+                code, cut_short = end_graceful_leave(node)
+                failed = report_graceful_leave(output, node.k, code, cut_short) or failed
+                continue
             if node.left is not None:
                 node.proc.wait()
                 output.exit(node.k, 0, f"left (churn: {node.left})")

@@ -77,7 +77,7 @@ def format_line(line: dict[str, Any]) -> str:
 
 def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
     """Print the job's log lines as they arrive; return the job once it is over and drained."""
-    after = 0
+    after = churn_after = 0
     while True:
         job = api.request("GET", f"/api/jobs/{job_id}/")
         while True:
@@ -88,6 +88,8 @@ def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
             after = page["next_after"] or after
             if len(page["lines"]) < 1000:
                 break
+        if job.get("churn"):
+            churn_after = _print_churn(api, job_id, churn_after, out)
         if job["state"] in TERMINAL_STATES:
             # Lines may still be in flight from the daemon: one last drain after a short pause.
             time.sleep(POLL_SECONDS * 2)
@@ -99,6 +101,25 @@ def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
             after = page["next_after"]
             continue
         time.sleep(POLL_SECONDS)
+
+
+def _print_churn(api: Api, job_id: int, after: int, out) -> int:
+    """A churn job's new joins, leaves and fails, one line each; returns the last event id."""
+    page = api.request("GET", f"/api/jobs/{job_id}/churn/?after={after}")
+    for ev in page["events"]:
+        out.write(f"churn    {ev['t']:9.3f} s  {ev['text']}\n")
+        after = ev["id"]
+    return after
+
+
+def scenario_id(api: Api, name: str) -> int:
+    """A library scenario's id from its name (./splaylab submit --scenario NAME)."""
+    library = api.request("GET", "/api/scenarios/")
+    for sc in library:
+        if sc["name"] == name:
+            return int(sc["id"])
+    known = ", ".join(sc["name"] for sc in library) or "the library is empty"
+    raise ClientError(f"no scenario named '{name}' in the library ({known})")
 
 
 def network_options(net: str | None, loss: str | None, bandwidth: str | None,
@@ -127,19 +148,28 @@ def network_options(net: str | None, loss: str | None, bandwidth: str | None,
 
 
 def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: str | None,
-           do_follow: bool, network: dict[str, Any] | None = None) -> int:
-    """nodes/duration None: the server takes them from the code's resource descriptor."""
+           do_follow: bool, network: dict[str, Any] | None = None, churn: Path | None = None,
+           scenario: str | None = None, keep_population: bool = False) -> int:
+    """nodes/duration None: the server takes them from the code's resource descriptor (or
+    from the churn scenario: a file, or a library scenario by name)."""
     try:
         code = path.read_text()
+        churn_text = churn.read_text() if churn is not None else None
     except OSError as err:
-        raise ClientError(f"cannot read {path}: {err.strerror}") from None
-    if nodes is None and "BEGIN SPLAY RES" not in code:
+        raise ClientError(f"cannot read {err.filename}: {err.strerror}") from None
+    if nodes is None and "BEGIN SPLAY RES" not in code and churn is None and scenario is None:
         nodes = DEFAULT_NODES  # no descriptor to take nb_splayds from
     body = {"code": code, "filename": path.name, "nodes": nodes, "duration": duration,
-            "name": name or path.stem, "network": network or None}
+            "name": name or path.stem, "network": network or None, "churn": churn_text,
+            "scenario": scenario_id(api, scenario) if scenario else None,
+            "keep_population": keep_population or None}
     job = api.request("POST", "/api/jobs/", {k: v for k, v in body.items() if v is not None})
+    churn_info = job.get("churn")
+    scenario_text = "" if not churn_info else (
+        f", churn {churn_info['name'] or (churn.name if churn else 'keep population')}"
+        + (f" (+{churn_info['spares']} spares)" if churn_info["spares"] else ""))
     print(f"job {job['id']} submitted: {job['nodes']} nodes for {job['duration']} s, network "
-          f"{job.get('network', 'lan')} "
+          f"{job.get('network', 'lan')}{scenario_text} "
           f"({api.server.rstrip('/')}/jobs/{job['id']})", file=sys.stderr)
     if not do_follow:
         print(job["id"])

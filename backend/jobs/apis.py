@@ -1,6 +1,6 @@
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -76,7 +76,8 @@ class JobStopApi(APIView):
 
 
 class JobChurnApi(APIView):
-    """The planned population of a churn job's scenario and its nodes' actual ups and downs."""
+    """The planned population of a churn job's scenario and its nodes' actual ups and downs;
+    `?after=<event id>`: only the events after it (no plan)."""
 
     @extend_schema(responses=dict)
     def get(self, request: Request, job_id: int) -> Response:
@@ -84,5 +85,11 @@ class JobChurnApi(APIView):
         if not job.has_churn:
             raise NotFound("this job has no churn scenario")
         events = ChurnEvent.objects.filter(job=job).order_by("id")
+        after = request.query_params.get("after")
+        if after is not None:  # polling (the CLI's --follow): only newer events, no plan
+            if not after.isdigit():
+                raise ValidationError({"after": ["expected an event id"]})
+            return Response({"epoch": job.churn_epoch, "events": ChurnEventOutputSerializer(
+                events.filter(id__gt=int(after)), many=True).data})
         return Response({"planned": churn_preview(job.churn, seed=CHURN_SEED), "epoch": job.churn_epoch,
                          "events": ChurnEventOutputSerializer(events, many=True).data})

@@ -154,6 +154,11 @@ def compile_network(sandbox_dir: Path, network: Any, nodes: list[int], duration:
                                       duration=duration, positions=nodes)
     except netmodel.NetModelError as e:
         raise CommandError(f"network: {e}") from None
+    overlay = network.get("overlay")  # a churn scenario's partitions and loss/latency phases
+    if overlay is not None and not (isinstance(overlay, dict) and isinstance(overlay.get("partitions"), list)
+                                    and isinstance(overlay.get("phases"), list)):
+        raise CommandError("network.overlay: expected {partitions: [...], phases: [...]}")
+    blocks = netmodel.with_overlay(blocks, overlay, len(nodes), spec.mtu)
     return dict(zip(nodes, blocks)) if blocks else {}
 
 
