@@ -60,6 +60,10 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         if nodes is not None and nodes != plan.nodes:
             raise ValidationError({"nodes": [f"the scenario uses {plan.nodes} nodes: leave nodes out, "
                                              f"or give {plan.nodes}"]})
+        if plan.nodes > MAX_NODES:
+            raise ValidationError({"churn": [
+                f"the scenario uses {plan.nodes:,} distinct nodes and a job holds at most {MAX_NODES} "
+                f"(one slot each): 'set replacement ratio to 0%' makes joins revive nodes that left"]})
         nodes = plan.nodes
         if duration is None and plan.end is not None:
             duration = max(1, math.ceil(plan.end))

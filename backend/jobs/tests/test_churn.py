@@ -62,6 +62,9 @@ def test_bad_churn_requests_are_refused_naming_the_problem(student_client, teach
     assert "time unit" in r.data["churn"][0]
     r = _post(student_client, churn="at 0s leave 3\n")
     assert r.status_code == 400 and r.data["churn"] == ["the scenario never starts a node"]
+    r = _post(student_client, churn="at 0s join 10\nfrom 1s to 100s const churn 200% per 1s\n")
+    assert r.status_code == 400 and r.data["churn"][0].startswith("the scenario uses 1,9"), r.data
+    assert "replacement ratio to 0%" in r.data["churn"][0]
     r = _post(student_client, churn=SCRIPT, nodes=5)
     assert r.status_code == 400 and r.data["nodes"] == ["the scenario uses 3 nodes: leave nodes out, or give 3"]
     sc = Scenario.objects.create(name="s", text=SCRIPT, owner=teacher)
@@ -179,7 +182,12 @@ async def test_a_spare_replaces_a_dead_node_and_follows_its_remaining_timeline(s
     from lib.churn_preview import churn
     plan = churn.load(script, seed=CHURN_SEED)
     leaver = next(e.node for e in plan.events if e.kind == "leave")
-    task = asyncio.get_running_loop().run_in_executor(None, churn_replace_run, job.id, leaver, leaver)
+    def replace() -> None:
+        try:
+            churn_replace_run(job.id, leaver, leaver)
+        finally:
+            connections.close_all()
+    task = asyncio.get_running_loop().run_in_executor(None, replace)
     join = await s1.expect("join")
     assert (join["node"], join["plays"], join["events"]) == (4, leaver, [[10, "leave", False]])
     await s1.reply(join, t=6.0)
