@@ -5,6 +5,8 @@ node.lua - the one entry point of a SplayLab node (docs/architecture.md, "Node r
 
 Reads job.json, builds the `job` table and the restricted environment (splaylab.env), loads
 app.lua as text, runs it, then runs the events loop if the app left threads behind.
+SIGTERM is the host's graceful leave: caught from the start (platform.catch_leave), it runs
+the app's events.on_leave handlers, then the node exits 0.
 stdout carries records `LEVEL<TAB>TEXT` only (splaylab.output). Exit codes: 0 normal end,
 1 runtime error (traceback logged), 2 syntax error (first record `error<TAB>app.lua:LINE:
 msg`), 3 runtime internal error, 4 out of memory. CPU, wall time and memory limits are
@@ -144,6 +146,9 @@ local function runtime_modules(spec, job, limits)
   local fs = require "splaylab.fs"
   platform.identity = { position = job.position, ip = job.me.ip, port = job.me.port,
     job_id = job.id, seed = tonumber(spec.seed) }
+  -- A graceful leave (SIGTERM) becomes an event of the loop (events.on_leave) instead of
+  -- killing the process; where that is impossible (not Linux) SIGTERM keeps its default action.
+  platform.catch_leave()
   math.randomseed(platform.random_seed())
   local peers = {}
   for _, n in ipairs(spec.all_nodes or {}) do peers[#peers + 1] = n end

@@ -13,6 +13,9 @@ API given to student code (SPLAY's events):
   events.kill(th), events.status(th), events.dead(th)
   events.semaphore(max), events.lock()           objects with :lock(timeout) -> bool, :unlock()
   events.synchronize(f [, timeout])              run f under the module's lock
+SplayLab addition (not in SPLAY):
+  events.on_leave(f)                             f runs when the host asks this node to leave
+                                                 gracefully (churn `leave N gracefully`: SIGTERM)
 Runtime-side (used by splaylab.socket): events.wait_socket(raw, "r"|"w", deadline) -> bool.
 
 Main loop: run ready threads in order; when none is ready, socket.select over the sockets
@@ -21,12 +24,22 @@ a busy thread set cannot starve the network). The loop ends when no thread is re
 or waiting on a socket (threads blocked forever on an event cannot be woken: they are dropped).
 An error in a thread calls M.on_error(co, err) (node.lua: log it and exit 1). M.on_idle, when
 set, is called once, the first time the loop is about to block.
+Graceful leave: once node.lua called platform.catch_leave(), the loop's select also watches
+platform.leave_signal() (and reads it every settings.leave_poll s while threads keep the loop
+busy). On a leave request: without on_leave handlers, an info record "left gracefully" and
+events.exit(); else an info record "leaving gracefully", each handler starts as a thread (in
+registration order, running side by side with the app's threads) and the node exits when the
+last one returns ("left gracefully"); a handler may also call events.exit(). A second request
+ends the node at once. The host kills the node after its grace period (run_local: 2 s).
 Outside a thread, sleep blocks the process; wait and lock raise (nothing could wake them).
-Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once).
+Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once). A leave
+request is seen only when the loop runs: a thread that computes without yielding, or code
+blocking outside a thread, delays it (up to the host's SIGKILL).
 ]]
 local platform = require "splaylab.platform"
+local output = require "splaylab.output"
 
-local M = { _NAME = "splaylab.events", _VERSION = "0.2", settings = { poll_every = 1 } }
+local M = { _NAME = "splaylab.events", _VERSION = "0.3", settings = { poll_every = 1, leave_poll = 0.05 } }
 
 local create, resume, yield, costatus, running =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.running
@@ -46,6 +59,10 @@ local readers, writers = {}, {}   -- raw socket -> record
 local nsock = 0
 local looping, exiting = false, false
 local count = 0
+local leave_handlers = {}  -- functions given to on_leave, in order
+local leaving = false      -- a leave request arrived: the handlers are running
+local handlers_left = 0    -- leave handlers that have not returned yet
+local next_leave_poll = 0  -- when a busy loop reads the leave signal next
 
 M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
@@ -274,6 +291,48 @@ function M.exit()
   if current() then yield(KILLED) end
 end
 
+-- graceful leave -------------------------------------------------------------------------
+local function leave_now(text)
+  output.write("info", text)
+  M.exit()
+end
+
+local function start_leave_handler(f)
+  handlers_left = handlers_left + 1
+  M.thread(function()
+    f()
+    handlers_left = handlers_left - 1
+    if handlers_left == 0 then leave_now("left gracefully") end
+  end)
+end
+
+-- `requests` leave requests were read from the leave signal (usually 0 or 1).
+local function on_leave_requests(requests)
+  if requests == 0 then return end
+  if leaving then return leave_now("left at once: a second leave request came during the on_leave handlers") end
+  leaving = true
+  if #leave_handlers == 0 then return leave_now("left gracefully") end
+  output.write("info", "leaving gracefully")
+  for _, f in ipairs(leave_handlers) do start_leave_handler(f) end
+end
+
+function M.on_leave(f)
+  if type(f) ~= "function" then error("events.on_leave: function expected, got " .. type(f), 2) end
+  leave_handlers[#leave_handlers + 1] = f
+  if leaving then start_leave_handler(f) end   -- registered by a running handler: runs too
+end
+
+-- Threads that stay ready never let the loop block in select: read the leave signal
+-- directly then, at most every settings.leave_poll seconds (each read is a system call).
+local function poll_leave_signal()
+  local leave_signal = platform.leave_signal()
+  if not leave_signal then return end
+  local now = platform.now()
+  if now < next_leave_poll then return end
+  next_leave_poll = now + M.settings.leave_poll
+  on_leave_requests(leave_signal:received())
+end
+
 -- semaphores and locks ---------------------------------------------------------------------
 function M.semaphore(max)
   max = tonumber(max) or 1
@@ -347,19 +406,29 @@ local function fire_timers(now)
   end
 end
 
+-- select over the sockets threads wait on and the leave signal
 local function poll_sockets(timeout)
   local r, w = {}, {}
   for s in pairs(readers) do r[#r + 1] = s end
   for s in pairs(writers) do w[#w + 1] = s end
+  local leave_signal = platform.leave_signal()
+  if leave_signal then r[#r + 1] = leave_signal end
   local rr, ww = platform.select(r, w, timeout)
+  local leave_requested = false
   for _, s in ipairs(rr or {}) do
-    local rec = readers[s]
-    if rec then wake(rec, rec.token, "ready") end
+    if s == leave_signal then
+      leave_requested = true
+    else
+      local rec = readers[s]
+      if rec then wake(rec, rec.token, "ready") end
+    end
   end
   for _, s in ipairs(ww or {}) do
     local rec = writers[s]
     if rec then wake(rec, rec.token, "ready") end
   end
+  -- after the wake-ups: a handler then runs in the same round as the data that arrived
+  if leave_requested then on_leave_requests(leave_signal:received()) end
 end
 
 -- M.on_idle(): called once, the first time the loop has nothing to run and is about to block
@@ -386,8 +455,11 @@ function M.run(f)
       end
       -- poll between rounds only when threads are still ready (no starvation); otherwise the
       -- next round blocks in select anyway, and a second select here would cost a syscall
-      if nsock > 0 and #ready > 0 and not exiting then poll_sockets(0) end
-    elseif nsock > 0 then
+      if #ready > 0 and not exiting then
+        if nsock > 0 then poll_sockets(0) else poll_leave_signal() end
+      end
+    -- only sleepers and a leave signal: select on the signal, so a leave cuts the sleep short
+    elseif nsock > 0 or (timers[1] and platform.leave_signal()) then
       idle()
       local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
       poll_sockets(timeout)
@@ -401,6 +473,7 @@ function M.run(f)
   if exiting then
     recs, ready, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}
     nsock, count, exiting, stale = 0, 0, false, 0
+    leave_handlers, leaving, handlers_left, next_leave_poll = {}, false, 0, 0
   end
   looping = false
 end

@@ -13,6 +13,11 @@ this table, and only this table, for time, waiting, transport and identity:
   platform.identity                   {position, ip, port, job_id, seed} of this node
   platform.random_seed()              the seed math.random gets for this node
   platform.exit(code)                 end this node
+  platform.catch_leave()              from now on, the host's leave request (SIGTERM) no
+                                      longer kills the process: -> true | nil, reason
+  platform.leave_signal()             nil until caught, then an object platform.select can
+                                      watch for reading, with :received() -> requests read
+                                      since the last call (never blocks)
 
 This process-per-node implementation is a thin layer over LuaSocket. A deterministic
 simulator (all nodes in one process, virtual time, virtual sockets) replaces this table by
@@ -21,6 +26,8 @@ that cached `platform` keep working. Modules must call platform.X at use time (n
 functions) for the swap to take effect.
 
 Limits: no DNS restrictions here (splaylab.socket checks addresses after resolution).
+The leave request is a Linux signalfd (splaylab.sigterm); elsewhere catch_leave fails and
+SIGTERM keeps killing the process.
 ]]
 local socket = require "socket"
 
@@ -59,6 +66,18 @@ function M.random_seed()
   if id.seed ~= nil then return (tonumber(id.seed) * 7919 + pos * 104729) % 2147483647 end
   return (floor(M.now() * 1000) + pos * 104729) % 2147483647
 end
+
+local leave_watcher
+
+function M.catch_leave()
+  if leave_watcher then return true end
+  local watcher, err = require("splaylab.sigterm").open()
+  if not watcher then return nil, err end
+  leave_watcher = watcher
+  return true
+end
+
+function M.leave_signal() return leave_watcher end
 
 function M.exit(code)
   io.stdout:flush()
