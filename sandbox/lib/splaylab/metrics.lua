@@ -1,5 +1,5 @@
 --[[
-splaylab.metrics - "splay.metrics", SplayLab's one extension: measurements beside the log.
+splaylab.metrics - "splay.metrics", a SplayLab extension: measurements beside the log.
 
   metrics.observe(name, value [, fields])   one observation (a latency, a hop count...)
   metrics.count(name [, n])                 add n (default 1) to a counter
