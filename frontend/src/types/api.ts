@@ -21,7 +21,8 @@ export type JobState = (typeof JOB_STATES)[number];
 
 export const TERMINAL_JOB_STATES: readonly JobState[] = ["ENDED", "KILLED", "FAILED", "NO_RESOURCES"];
 
-/** LEFT: down by the job's churn scenario; it may join again and holds its slot meanwhile. */
+/** LEFT: a churn job's node that is down (by its scenario, or crashed) with a later join planned;
+ * it keeps its slot meanwhile. */
 export type InstanceState = "RESERVED" | "RUNNING" | "LEFT" | "ENDED" | "FAILED" | "KILLED" | "LOST";
 
 export interface Instance {
@@ -259,10 +260,14 @@ export interface ChurnEvent {
 /** The planned side of a job's churn: POST /api/scenarios/preview/'s answer for its scenario. */
 export type ChurnPlan = Omit<ChurnPreviewOk, "kind"> & { kind?: ChurnKind };
 
-/** GET /api/jobs/<id>/churn/ (404 when the job's churn is null). */
-export interface JobChurnHistory {
-  planned: ChurnPlan;
+/** GET /api/jobs/<id>/churn/?after=<id>: the events after that id (404 when the job's churn is null). */
+export interface JobChurnUpdate {
   epoch: number | null;
   /** In id order. */
   events: ChurnEvent[];
+}
+
+/** GET /api/jobs/<id>/churn/: the plan too. */
+export interface JobChurnHistory extends JobChurnUpdate {
+  planned: ChurnPlan;
 }

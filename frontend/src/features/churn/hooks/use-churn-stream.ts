@@ -1,15 +1,16 @@
 import { useEffect, useState } from "react";
 import { subscribe } from "@/lib/ws-client";
 import type { ChurnEvent, ChurnPlan, JobSocketMessage } from "@/types/api";
-import { getJobChurn } from "../api/get-job-churn";
+import { getJobChurn, getJobChurnAfter } from "../api/get-job-churn";
 import { mergeEvents } from "../lib/population";
 
 export type ChurnHistoryState = "loading" | "done" | "error";
 
 /**
  * A job's churn: subscribes to `churn.events` on /ws/jobs/<id>/ (the socket the logs and
- * metrics share), then, after every (re)connection, fetches GET /api/jobs/<id>/churn/ (the
- * plan and every event so far); events seen both ways are kept once (mergeEvents).
+ * metrics share), then fetches GET /api/jobs/<id>/churn/ (the plan and every event so far) and,
+ * after a reconnection, `?after=` the last id a fetch returned; events seen both ways are kept
+ * once (mergeEvents).
  */
 export function useChurnStream(jobId: number) {
   const [plan, setPlan] = useState<ChurnPlan | null>(null);
@@ -24,12 +25,20 @@ export function useChurnStream(jobId: number) {
     setHistory("loading");
     const controller = new AbortController();
     const add = (incoming: readonly ChurnEvent[]) => setEvents((known) => mergeEvents(known, incoming));
+    let cursor: number | null = null; // every event with id <= cursor has been fetched
     const load = () => {
-      getJobChurn(jobId, { signal: controller.signal })
-        .then((answer) => {
+      const request = cursor === null
+        ? getJobChurn(jobId, { signal: controller.signal }).then((answer) => {
           setPlan(answer.planned);
+          return answer;
+        })
+        : getJobChurnAfter(jobId, cursor, { signal: controller.signal });
+      request
+        .then((answer) => {
+          const events = answer.events ?? [];
           setEpoch(answer.epoch);
-          add(answer.events ?? []);
+          add(events);
+          cursor = events.reduce((last, e) => Math.max(last, e.id), cursor ?? 0);
           setHistory("done");
         })
         .catch(() => {

@@ -29,7 +29,7 @@ export function InstancesTable({ instances }: { instances: Instance[] | undefine
                 <td>
                   <StateBadge state={instance.state} />
                 </td>
-                <td>{instance.exit_reason ?? (instance.state === "LEFT" ? "left by the scenario" : "")}</td>
+                <td>{instance.exit_reason ?? (instance.state === "LEFT" ? "down until its next join" : "")}</td>
               </tr>
             ))}
             {rows.length === 0 && (
