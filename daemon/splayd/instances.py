@@ -153,6 +153,14 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def _set_rlimit(res: int, soft: int, hard: int) -> None:
     _, cur_hard = resource.getrlimit(res)
     if cur_hard != resource.RLIM_INFINITY:
@@ -368,14 +376,18 @@ class Instance:
 
     def _terminate(self) -> bool:
         """SIGTERM to the LuaJIT process: under bubblewrap it is a descendant in a session and
-        PID namespace of its own (killpg would reach bwrap only, whose init ignores SIGTERM),
-        so every descendant gets it; in Docker the exec's host pid. False if none was reached."""
+        PID namespace of its own (killpg would reach bwrap, whose death kills the node), so the
+        descendants that are not bwrap get it; in Docker the exec's host pid. False if none was
+        reached."""
         if self.exec is not None:
             return bool(self.exec.send_signal(signal.SIGTERM))
         if self.proc is None:
             return False
+        targets = [self.proc.pid]
+        if self.isolation.is_bwrap:  # bwrap would die of it, and --die-with-parent kill the node
+            targets = [p for p in descendants(self.proc.pid) if _comm(p) not in ("bwrap", "")]
         reached = False
-        for pid in [self.proc.pid, *descendants(self.proc.pid)]:
+        for pid in targets:
             try:
                 os.kill(pid, signal.SIGTERM)
                 reached = True

@@ -56,6 +56,8 @@ class Timeline:
     task: asyncio.Task[None] | None = None
     plays: dict[int, int] = field(default_factory=dict)  # spare node -> the position it plays
     spares: set[int] = field(default_factory=set)  # listed nodes without events of their own
+    chains: dict[int, asyncio.Task[None]] = field(default_factory=dict)  # node -> its latest event's task
+    ended: bool = False  # the scenario ended or the job was stopped
 
     def now(self) -> float:
         return time.monotonic() - (self.t0 or time.monotonic())
@@ -444,6 +446,19 @@ class JobManager:
                     pass
                 continue
             t, node, kind, graceful = heapq.heappop(tl.events)
+            self._dispatch(job, node, kind, t, graceful)
+
+    def _dispatch(self, job: Job, node: int, kind: str, t: float, graceful: bool) -> None:
+        """Run one event in a task of its own, so that starting processes (a burst of joins)
+        never delays the events after it; a node's events still run in order (a leave waits
+        for the node's join to have started it)."""
+        tl = job.timeline
+        assert tl is not None
+        before = tl.chains.get(node)
+
+        async def run() -> None:
+            if before is not None and not before.done():
+                await asyncio.wait([before])
             try:
                 if kind == "join":
                     await self._churn_join(job, node, planned=t)
@@ -452,11 +467,14 @@ class JobManager:
             except (OSError, ValueError, DockerSandboxError) as e:
                 logger.warning("job %s node %s: %s at %.3f s failed: %s", job.id, node, kind, t, e)
 
+        task = tl.chains[node] = asyncio.create_task(run(), name=f"job{job.id}-node{node}-{kind}")
+        task.add_done_callback(lambda done: tl.chains.pop(node, None) if tl.chains.get(node) is done else None)
+
     async def _churn_join(self, job: Job, node: int, planned: float | None) -> None:
         tl = job.timeline
         assert tl is not None
         previous = job.instances.get(node)
-        if previous is not None and previous.running:
+        if tl.ended or previous is not None and previous.running:
             return
         inst = self._prepare(job, node, job.listed[node])
         if previous is not None:
@@ -467,6 +485,9 @@ class JobManager:
         if node in tl.plays:
             inst.churn_next["plays"] = tl.plays[node]
         await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir))
+        if tl.ended:  # ended or stopped while it was starting
+            inst.rejoins = None
+            inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", "the scenario ended")
 
     def _churn_leave(self, job: Job, node: int, planned: float, graceful: bool) -> None:
         tl = job.timeline
@@ -487,6 +508,7 @@ class JobManager:
         tl.events.clear()
         if tl.task is not None:
             tl.task.cancel()
+        tl.ended = True  # joins still starting kill their node once it runs
         for node, port in sorted(job.listed.items()):
             inst = job.instances.get(node)
             if inst is not None and inst.running:
@@ -605,6 +627,7 @@ class JobManager:
     async def _kill_job(self, job: Job, state: str, reason: str) -> None:
         if job.timeline is not None:
             job.timeline.events.clear()
+            job.timeline.ended = True
             if job.timeline.task is not None:
                 job.timeline.task.cancel()
         for node in job.listed:

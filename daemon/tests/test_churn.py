@@ -84,7 +84,8 @@ async def test_a_graceful_leave_lets_the_node_say_goodbye(controller: FakeContro
         assert final["state"] == "ENDED" and final["reason"] == "left at 0.8 s by the scenario (gracefully)"
         assert final["churn"]["graceful"] is True
         assert final["exit_code"] == 0, final  # it ended on its own after its handler, not SIGKILLed
-        assert [ln["text"] for ln in controller.lines(43, 1)][-1] == "bye"
+        texts = [ln["text"] for ln in controller.lines(43, 1)]
+        assert texts[-3:] == ["leaving gracefully", "bye", "left gracefully"], texts
 
 
 async def test_a_spare_joins_on_command_and_follows_the_positions_remaining_events(
