@@ -30,13 +30,24 @@ def pct(values: list[float], q: float) -> float:
 def on_the_service(args: argparse.Namespace) -> list[dict]:
     """The scenario as a job of a stack of its own; the churn events the daemons reported."""
     import os
-    import time
     sys.path[:0] = [str(ROOT / "backend"), str(ROOT / "tests")]
     from cli import services
     from stack_helpers import running_stack
 
     var = ROOT / "var" / "bench"
+    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
     os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
+    try:
+        return _run_job(args, running_stack)
+    finally:  # stop what this run started, as bench/run.py does
+        if started_here["DATABASE_URL"]:
+            services.stop_postgres(var)
+        if started_here["REDIS_URL"]:
+            services.stop_redis(var)
+
+
+def _run_job(args: argparse.Namespace, running_stack) -> list[dict]:
+    import time
     script = (f"at 0s set replacement ratio to 0%\nat 1s join {args.nodes}\n"
               f"from 5s to {5 + args.time}s const churn 50% per 10s\nat {10 + args.time}s stop\n")
     per_daemon = args.nodes  # two daemons: room for every node plus the few fresh joiners
