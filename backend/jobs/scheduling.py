@@ -284,7 +284,7 @@ def churn_replace_run(job_id: int, position: int, dead_node: int) -> None:
     if not up:
         return  # the scenario has the position down now; it comes back by its own timeline
     for spare in (JobInstance.objects.filter(job=job, node__gt=job.churn_positions, plays__isnull=True,
-                                             state=IState.RESERVED, daemon__state="ONLINE")
+                                             state=IState.RESERVED, daemon__state=Daemon.State.ONLINE)
                   .select_related("daemon").order_by("node")):
         if not JobInstance.objects.filter(id=spare.id, plays__isnull=True).update(plays=position):
             continue  # another replacement took it

@@ -188,9 +188,10 @@ def instance_update(*, daemon_id: int, job_id: int, node: int, state: str,
     return True
 
 
-# Ends that are the job's own end, not a node going down on its own.
-_JOB_END_REASONS = ("killed: duration of", "stopped by the controller", "freed by the controller",
-                    "daemon shutting down", "the scenario ended", "spare, not needed")
+# The daemons' reason for a node still up when its churn scenario ends (docs/architecture.md):
+# the job's own end, not the node going down on its own. (The job's other ends, a stop, a
+# freed slot or a daemon shutting down, are KILLED.)
+SCENARIO_ENDED = "the scenario ended"
 
 
 def _churn_record(inst: JobInstance, *, was: str, state: str, reason: str,
@@ -213,7 +214,7 @@ def _churn_record(inst: JobInstance, *, was: str, state: str, reason: str,
         return
     # A crash of a node that joins again later is reported LEFT (it keeps its slot).
     if was == IState.RUNNING and (state in JobInstance.TERMINAL or state == IState.LEFT) \
-            and state != IState.KILLED and not reason.startswith(_JOB_END_REASONS):
+            and state != IState.KILLED and reason != SCENARIO_ENDED:
         churn_node_down(job, inst, reason or state.lower())
 
 

@@ -35,6 +35,7 @@ logger = logging.getLogger("splayd")
 
 RESERVATION_TIMEOUT = 120.0  # seconds a registered slot may wait for `start`
 KILL_WAIT = 3.0  # seconds `stop` waits for killed processes to be reaped
+SCENARIO_ENDED = "the scenario ended"  # a churn job's end; the controller knows it by this reason
 
 Reply = dict[str, Any]
 
@@ -64,6 +65,14 @@ class Timeline:
 
     def rejoins(self, node: int) -> bool:
         return any(n == node and kind == "join" for _, n, kind, _ in self.events)
+
+    def close(self) -> None:
+        """No more events: the scenario ended or the job was stopped (joins still starting kill
+        their node once it runs)."""
+        self.events.clear()
+        self.ended = True
+        if self.task is not None:
+            self.task.cancel()
 
     def add(self, events: list[tuple[float, int, str, bool]]) -> None:
         for ev in events:
@@ -398,7 +407,7 @@ class JobManager:
         if node not in job.listed:
             raise CommandError(f"node {node} is not listed on this daemon")
         current = job.instances.get(node)
-        if current is not None and (current.running or current.done.is_set() and not tl.rejoins(node)):
+        if current is not None and (current.running or (current.done.is_set() and not tl.rejoins(node))):
             raise CommandError(f"node {node} is not a free spare")
         tl.plays[node] = _int(cmd, "plays", 1)
         tl.add(parse_churn_events(node, cmd.get("events") or []))
@@ -487,7 +496,7 @@ class JobManager:
         await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir))
         if tl.ended:  # ended or stopped while it was starting
             inst.rejoins = None
-            inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", "the scenario ended")
+            inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", SCENARIO_ENDED)
 
     def _churn_leave(self, job: Job, node: int, planned: float, graceful: bool) -> None:
         tl = job.timeline
@@ -505,18 +514,15 @@ class JobManager:
         never started and unused spares are reported ended, every slot is released."""
         tl = job.timeline
         assert tl is not None
-        tl.events.clear()
-        if tl.task is not None:
-            tl.task.cancel()
-        tl.ended = True  # joins still starting kill their node once it runs
+        tl.close()
         for node, port in sorted(job.listed.items()):
             inst = job.instances.get(node)
             if inst is not None and inst.running:
                 inst.rejoins = None
-                inst.kill("ENDED", "the scenario ended")
+                inst.kill("ENDED", SCENARIO_ENDED)
             elif inst is None or inst.state == "LEFT":
                 self._report_down(job, node, "ENDED", "spare, not needed" if node in tl.spares and
-                                  node not in tl.plays else "the scenario ended")
+                                  node not in tl.plays else SCENARIO_ENDED)
         job.ports.clear()
         self._maybe_cleanup(job)
 
@@ -626,10 +632,7 @@ class JobManager:
 
     async def _kill_job(self, job: Job, state: str, reason: str) -> None:
         if job.timeline is not None:
-            job.timeline.events.clear()
-            job.timeline.ended = True
-            if job.timeline.task is not None:
-                job.timeline.task.cancel()
+            job.timeline.close()
         for node in job.listed:
             inst = job.instances.get(node)
             if inst is None or inst.state == "LEFT":  # listed, not running: report it too

@@ -1,3 +1,8 @@
+import asyncio
+from collections.abc import Callable
+
+from django.db import connections
+
 from accounts.models import User
 from daemons.models import Daemon
 from jobs.models import Job, JobInstance
@@ -15,3 +20,14 @@ def instance_make(job: Job, node: int | None, daemon: Daemon | None = None, *,
                   state: str = JobInstance.State.RUNNING, port: int | None = None) -> JobInstance:
     return JobInstance.objects.create(job=job, node=node, daemon=daemon, state=state,
                                       port=port if port is not None else 20000 + (node or 0))
+
+
+def in_worker_thread(task: Callable[..., object], *args: object) -> "asyncio.Future[object]":
+    """A Celery task's body in a worker thread, as in celery (sync code, its own DB
+    connection, closed afterwards), while the test's event loop plays the daemons."""
+    def run() -> object:
+        try:
+            return task(*args)
+        finally:
+            connections.close_all()
+    return asyncio.get_running_loop().run_in_executor(None, run)

@@ -5,7 +5,6 @@ import asyncio
 
 import pytest
 from channels.db import database_sync_to_async as db
-from django.db import connections
 
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
@@ -14,7 +13,7 @@ from jobs.models import ChurnEvent, Job, JobInstance
 from jobs.scheduling import churn_replace_run
 from jobs.services import instance_update
 from jobs.tasks import job_schedule
-from jobs.tests.factories import instance_make, job_make
+from jobs.tests.factories import in_worker_thread, instance_make, job_make
 from scenarios.models import Scenario
 
 S = JobInstance.State
@@ -73,15 +72,6 @@ def test_bad_churn_requests_are_refused_naming_the_problem(student_client, teach
     assert not Job.objects.exists()
 
 
-def _schedule_in_thread(job_id: int) -> "asyncio.Future[None]":
-    def run() -> None:
-        try:
-            job_schedule(job_id)
-        finally:
-            connections.close_all()
-    return asyncio.get_running_loop().run_in_executor(None, run)
-
-
 @pytest.mark.django_db(transaction=True)
 async def test_list_carries_each_daemons_timelines_and_start_a_lead(student) -> None:
     script = "at 0s join 2\nat 3s leave 1 gracefully\nat 4s join 1\nat 9s stop\n"
@@ -90,7 +80,7 @@ async def test_list_carries_each_daemons_timelines_and_start_a_lead(student) -> 
     await s1.connect()
     job = await db(job_make)(student, nodes=4, duration=9, churn=script, churn_positions=3, churn_spares=1,
                              keep_population=True)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
     register = await s1.expect("register")
     await s1.reply(register, ports=list(range(21000, 21000 + register["count"])))
     assert (await s1.expect("free"))["ports"] == [21004]  # the superset's fifth slot
@@ -132,6 +122,8 @@ def _report(job, daemon, node, state, reason="", churn=None, code=None) -> bool:
 def test_joins_and_leaves_become_events_a_crash_a_fail_and_the_end_nothing(churn_job, monkeypatch,
                                                                            django_capture_on_commit_callbacks) -> None:
     job, daemon = churn_job
+    # Only the Celery queue is stood in for (no worker runs in unit tests): the task itself is
+    # tested below and the whole path in tests/integration/test_churn_service.py.
     replaced = []
     monkeypatch.setattr("jobs.tasks.churn_replace.delay", lambda *a: replaced.append(a))
     with django_capture_on_commit_callbacks(execute=True):
@@ -182,12 +174,7 @@ async def test_a_spare_replaces_a_dead_node_and_follows_its_remaining_timeline(s
     from lib.churn_preview import churn
     plan = churn.load(script, seed=CHURN_SEED)
     leaver = next(e.node for e in plan.events if e.kind == "leave")
-    def replace() -> None:
-        try:
-            churn_replace_run(job.id, leaver, leaver)
-        finally:
-            connections.close_all()
-    task = asyncio.get_running_loop().run_in_executor(None, replace)
+    task = in_worker_thread(churn_replace_run, job.id, leaver, leaver)
     join = await s1.expect("join")
     assert (join["node"], join["plays"], join["events"]) == (4, leaver, [[10, "leave", False]])
     await s1.reply(join, t=6.0)

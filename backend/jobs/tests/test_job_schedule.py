@@ -5,26 +5,15 @@ import math
 
 import pytest
 from channels.db import database_sync_to_async as db
-from django.db import connections
 
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job, JobInstance
 from jobs.scheduling import spread
 from jobs.tasks import job_schedule
-from jobs.tests.factories import instance_make, job_make
+from jobs.tests.factories import in_worker_thread, instance_make, job_make
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _schedule_in_thread(job_id: int) -> "asyncio.Future[None]":
-    """The Celery task body, in a worker thread as in celery (sync code, own DB connection)."""
-    def run() -> None:
-        try:
-            job_schedule(job_id)
-        finally:
-            connections.close_all()
-    return asyncio.get_running_loop().run_in_executor(None, run)
 
 
 async def _two_daemons(max_instances: int = 4) -> tuple[FakeSplayd, FakeSplayd, list]:
@@ -55,7 +44,7 @@ def _instances(job: Job) -> list[tuple]:
 async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(student, settings) -> None:
     s1, s2, _ = await _two_daemons()
     job = await db(job_make)(student, nodes=4, duration=20)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
 
     r1, r2 = await s1.expect("register"), await s2.expect("register")
     assert r1["count"] + r2["count"] == math.ceil(4 * 1.25) == 5
@@ -103,7 +92,7 @@ async def test_not_enough_free_slots_is_no_resources_with_the_numbers(student) -
     busy = await db(job_make)(student, state=Job.State.RUNNING, nodes=1)
     await db(instance_make)(busy, 1, daemons[0])  # one slot of lab-1 already taken
     job = await db(job_make)(student, nodes=8)
-    await asyncio.wait_for(_schedule_in_thread(job.id), 10)
+    await asyncio.wait_for(in_worker_thread(job_schedule, job.id), 10)
     await db(job.refresh_from_db)()
     assert job.state == Job.State.NO_RESOURCES
     assert job.reason == "job needs 8 instances, only 7 free slots on 2 online daemons"
@@ -116,7 +105,7 @@ async def test_not_enough_free_slots_is_no_resources_with_the_numbers(student) -
 async def test_refusals_leave_too_few_slots_so_everything_is_freed(student, settings) -> None:
     s1, s2, _ = await _two_daemons(max_instances=2)
     job = await db(job_make)(student, nodes=3)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
     r1, r2 = await s1.expect("register"), await s2.expect("register")
     assert r1["count"] + r2["count"] == 4  # min(free=4, ceil(3*1.25)=4)
     await s1.reply(r1, ports=[21000, 21001])
@@ -138,7 +127,7 @@ async def test_silent_daemon_is_skipped_when_others_suffice(student, settings) -
     settings.SPLAYLAB_REGISTER_TIMEOUT = 1.0
     s1, s2, _ = await _two_daemons(max_instances=4)
     job = await db(job_make)(student, nodes=2)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
     r1, r2 = await s1.expect("register"), await s2.expect("register")
     assert (r1["count"], r2["count"]) == (2, 1)
     await s1.reply(r1, ports=[21000, 21001])  # enough: lab-2 is never waited for
@@ -152,7 +141,7 @@ async def test_silent_daemon_is_skipped_when_others_suffice(student, settings) -
 async def test_syntax_error_fails_before_any_daemon_is_asked(student) -> None:
     s1, s2, _ = await _two_daemons()
     job = await db(job_make)(student, code="print('a')\nlocal = 3\n")
-    await asyncio.wait_for(_schedule_in_thread(job.id), 10)
+    await asyncio.wait_for(in_worker_thread(job_schedule, job.id), 10)
     await db(job.refresh_from_db)()
     assert job.state == Job.State.FAILED
     assert job.reason.startswith("Lua syntax error: app.lua:2: ")
@@ -165,7 +154,7 @@ async def test_syntax_error_fails_before_any_daemon_is_asked(student) -> None:
 async def test_daemon_failing_to_start_fails_its_instances(student) -> None:
     s1, s2, _ = await _two_daemons(max_instances=1)
     job = await db(job_make)(student, nodes=2)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
     r1, r2 = await s1.expect("register"), await s2.expect("register")
     await s1.reply(r1, ports=[21000])
     await s2.reply(r2, ports=[22000])
@@ -206,7 +195,7 @@ async def test_the_descriptor_lowers_max_mem_and_its_limits_travel_in_register_a
                   "disk_max_size": 1048576, "network_max_sockets": 8, "udp_drop_ratio": 0.5,
                   "hostmasks": "%.ch"}
     job = await db(job_make)(student, nodes=1, descriptor=descriptor)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
     r1, r2 = await s1.expect("register"), await s2.expect("register")
     limits = {"disk_max_size": 1048576, "max_sockets": 8, "udp_drop_ratio": 0.5}
     assert (r1["max_mem"], r1["limits"]) == (33554432, limits)
@@ -221,7 +210,7 @@ async def test_the_network_choice_travels_in_list_for_the_daemons_to_compile(stu
     s1, s2, _ = await _two_daemons(max_instances=4)
     network = {"net": "king", "loss": "1%"}
     job = await db(job_make)(student, nodes=1, network=network)
-    task = _schedule_in_thread(job.id)
+    task = in_worker_thread(job_schedule, job.id)
     r1, r2 = await s1.expect("register"), await s2.expect("register")
     await s1.reply(r1, ports=[21000])
     await s2.reply(r2, ports=[22000])

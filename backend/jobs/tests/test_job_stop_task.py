@@ -4,14 +4,13 @@ from datetime import timedelta
 
 import pytest
 from channels.db import database_sync_to_async as db
-from django.db import connections
 from django.utils import timezone
 
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job, JobInstance
 from jobs.tasks import job_stop, jobs_expire
-from jobs.tests.factories import instance_make, job_make
+from jobs.tests.factories import in_worker_thread, instance_make, job_make
 
 
 @pytest.mark.django_db(transaction=True)
@@ -24,12 +23,7 @@ async def test_stop_tells_the_daemon_and_kills_the_instances(student) -> None:
                                                       for n in (1, 2)])
     await splayd.connect()
 
-    def run() -> None:
-        try:
-            job_stop(job.id)
-        finally:
-            connections.close_all()
-    task = asyncio.get_running_loop().run_in_executor(None, run)
+    task = in_worker_thread(job_stop, job.id)
     stop = await splayd.expect("stop")
     assert stop["job"] == job.id
     await splayd.send({"type": "instance", "job": job.id, "node": 1, "state": "KILLED",
