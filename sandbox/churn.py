@@ -527,6 +527,24 @@ def trace_truncate(nodes: list[Intervals], start: float, end: float | None) -> l
     return out
 
 
+def derive_trace(nodes: list[Intervals], start: float | None = None, end: float | None = None,
+                 speedup: float | None = None, amplitude: float | None = None, seed: int = 1) -> list[Intervals]:
+    """The trace tools in their one order (CLI `churn trace` and the web editor): keep the
+    window [start, end) of the scenario's own time, then speed it up, then scale its
+    amplitude. ValueError names a bad factor or window."""
+    if start is not None or end is not None:
+        if start is not None and start < 0:
+            raise ValueError("the window must start at 0 s or later")
+        if end is not None and end <= (start or 0.0):
+            raise ValueError("the window must end after it starts")
+        nodes = trace_truncate(nodes, start or 0.0, end)
+    if speedup is not None:
+        nodes = trace_speedup(nodes, speedup)
+    if amplitude is not None:
+        nodes = trace_amplitude(nodes, amplitude, seed=seed)
+    return nodes
+
+
 # ---------------------------------------------------------------------------------------------
 # Schedule: statements → events of numbered nodes
 

@@ -223,6 +223,7 @@ local function main(job_path, app_path)
     modules = modules, loaders = loaders,
     io_extra = fs.io_functions(), os_extra = fs.os_functions(),
   }
+  local gate = spec.gate
   spec = nil   -- luacheck: ignore 311 (not needed any more: job, the socket policy and fs keep what is needed)
 
   local function handler(err)
@@ -247,6 +248,16 @@ local function main(job_path, app_path)
   -- Memory per node: collect the garbage of start-up (job.json, the environment) before the
   -- app runs, and once more when the app has set itself up and the loop first waits.
   events.on_idle = function() collectgarbage("collect") end
+
+  -- A churn join started ahead of its instant waits here, runtime loaded, until the daemon
+  -- writes one byte to its gate (a FIFO) at the planned instant; end of file: never joined.
+  if gate then
+    local fifo = assert(io.open(gate, "rb"))
+    local go = fifo:read(1)
+    fifo:close()
+    os.remove(gate)
+    if not go then return EXIT_OK end
+  end
 
   local src = read_file(app_path)
   if src:sub(1, 1) == "\27" then

@@ -69,13 +69,8 @@ def trace(args: argparse.Namespace) -> int:
     if plan is None:
         return 1
     try:
-        nodes = plan.trace()
-        if args.start is not None or args.end is not None:
-            nodes = churn.trace_truncate(nodes, args.start or 0.0, args.end)
-        if args.speedup is not None:
-            nodes = churn.trace_speedup(nodes, args.speedup)
-        if args.amplitude is not None:
-            nodes = churn.trace_amplitude(nodes, args.amplitude, seed=args.seed)
+        nodes = churn.derive_trace(plan.trace(), start=args.start, end=args.end, speedup=args.speedup,
+                                   amplitude=args.amplitude, seed=args.seed)
     except ValueError as e:
         print(f"splaylab churn: {e}", file=sys.stderr)
         return 2

@@ -15,6 +15,11 @@ from lib.churn_preview import churn, churn_preview
 
 CHURN_SEED = 1
 SPARE_SHARE = 0.25  # keep_population: spare slots per node of the peak population (SPLAY's superset)
+# t = 0 is at least LEAD_MIN after START is sent (every daemon has it by then), and more when a
+# daemon has many early joins: it starts one node process in about NODE_START seconds (21 ms
+# measured with bubblewrap, docs/churn.md), at most LEAD_MAX (the daemons' own cap).
+LEAD_MIN, LEAD_MAX = 0.5, 10.0
+NODE_START = 0.025
 
 
 def plan_load(text: str) -> Any:
@@ -42,6 +47,16 @@ def timelines(plan: Any) -> dict[int, list[list[Any]]]:
         if e.kind in ("join", "leave"):
             out.setdefault(e.node, []).append([e.t, e.kind, e.graceful])
     return out
+
+
+def start_lead(joins_per_daemon: list[list[float]]) -> float:
+    """Seconds from START to t = 0 such that each daemon, starting its nodes one after another
+    from START, has its i-th earliest join's process up by that join's time."""
+    lead = LEAD_MIN
+    for joins in joins_per_daemon:
+        for i, t in enumerate(sorted(joins), start=1):
+            lead = max(lead, i * NODE_START - t)
+    return round(min(lead, LEAD_MAX), 3)
 
 
 def remaining(plan: Any, position: int, after: float) -> tuple[bool, list[list[Any]]]:

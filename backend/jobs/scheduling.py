@@ -20,6 +20,7 @@ from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
 from .churn import network_overlay as churn_network_overlay
 from .churn import plan_load as churn_plan_load
 from .churn import remaining as churn_remaining
+from .churn import start_lead as churn_start_lead
 from .churn import timelines as churn_timelines
 from .models import ChurnEvent, Job, JobInstance
 from .services import instances_terminate, job_finish_if_done, job_state_set
@@ -29,8 +30,6 @@ logger = logging.getLogger(__name__)
 State = Job.State
 IState = JobInstance.State
 SUPERSET = 1.25  # SPLAY's default: probe 25% more slots than needed
-# A churn job's t = 0 is this long after START is sent, so that every daemon has it by then.
-CHURN_LEAD = 0.5
 
 
 def _plural(n: int, word: str) -> str:
@@ -241,9 +240,11 @@ def job_schedule_run(job_id: int) -> None:
     if not _still_registering(job_id):
         return _abandon(job, set(used))
     start = {"type": "start", "job": job.id}
-    if plan is not None:
-        start["lead"] = CHURN_LEAD
-        Job.objects.filter(id=job.id).update(churn_epoch=time.time() + CHURN_LEAD)
+    if plan is not None:  # t = 0: the same instant on every daemon
+        lead = churn_start_lead([[t for line in lists[d]["churn"]["events"].values() for t, kind, _ in line
+                                  if kind == "join"] for d in listed])
+        start["lead"] = lead
+        Job.objects.filter(id=job.id).update(churn_epoch=time.time() + lead)
     started = _command_all(job, {d: start for d in listed}, names, "start")
     if plan is None:  # a churn job's nodes report RUNNING as they join
         JobInstance.objects.filter(job=job, daemon_id__in=started, state=IState.RESERVED).update(

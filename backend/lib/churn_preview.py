@@ -2,7 +2,8 @@
 
 Model-free. `churn_preview(text, seed)` → errors (line, column, message: every bad line) or the
 planned population, joins/leaves per bin (the SPLAY paper's figure 4), warnings and network
-events."""
+events. `churn_trace(text, ...)` → errors, or the scenario as SPLAY's trace format after the trace
+tools (window, speed-up, amplitude)."""
 from __future__ import annotations
 
 import sys
@@ -27,9 +28,10 @@ def bin_width(duration: float) -> float:
     return 86400.0
 
 
-def churn_preview(text: str, seed: int = 1) -> dict[str, Any]:
+def _load(text: str, seed: int) -> tuple[str, Any, list[dict[str, Any]]]:
+    """(kind, schedule or None, errors)."""
     if len(text.encode()) > MAX_TEXT_BYTES:
-        return {"errors": [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]}
+        return "", None, [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]
     kind = churn.load_kind(text)
     errors = churn.script_errors(text) if kind == "script" else []
     plan = None
@@ -38,8 +40,29 @@ def churn_preview(text: str, seed: int = 1) -> dict[str, Any]:
             plan = churn.load(text, seed=seed)
         except churn.ChurnError as e:
             errors = [e]
-    if errors or plan is None:
-        return {"kind": kind, "errors": [{"line": e.line, "column": e.column, "message": e.message} for e in errors]}
+    return kind, plan, [{"line": e.line, "column": e.column, "message": e.message} for e in errors]
+
+
+def churn_trace(text: str, seed: int = 1, start: float | None = None, end: float | None = None,
+                speedup: float | None = None, amplitude: float | None = None) -> dict[str, Any]:
+    """{errors} of the text, {errors: [], problem} of the tools' settings, or {errors: [],
+    trace, nodes, dropped_network}: a trace has no network statements, they are counted."""
+    kind, plan, errors = _load(text, seed)
+    if plan is None:
+        return {"kind": kind, "errors": errors}
+    try:
+        nodes = churn.derive_trace(plan.trace(), start=start, end=end, speedup=speedup,
+                                   amplitude=amplitude, seed=seed)
+    except ValueError as e:
+        return {"kind": kind, "errors": [], "problem": str(e)}
+    return {"kind": kind, "errors": [], "trace": churn.trace_text(nodes), "nodes": len(nodes),
+            "dropped_network": sum(1 for e in plan.events if e.kind not in ("join", "leave"))}
+
+
+def churn_preview(text: str, seed: int = 1) -> dict[str, Any]:
+    kind, plan, errors = _load(text, seed)
+    if plan is None:
+        return {"kind": kind, "errors": errors} if kind else {"errors": errors}
     duration = plan.duration
     width = bin_width(duration)
     return {

@@ -6,7 +6,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from lib.churn_preview import churn_preview
+from lib.churn_preview import churn_preview, churn_trace
 
 from .models import Scenario
 from .services import scenario_save
@@ -51,6 +51,41 @@ class ChurnPreviewApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         return Response(churn_preview(data.validated_data["text"], seed=data.validated_data["seed"]))
+
+
+class ChurnTraceApi(APIView):
+    """POST {text, seed?, start?, end?, speedup?, amplitude?} → the scenario as SPLAY's trace
+    format after the trace tools: 200 {trace, nodes, dropped_network}, or 200 {errors} for a bad
+    text (as the preview), or 400 naming a bad setting."""
+    permission_classes = [WritesScenariosOrReads]
+    preview_only = True
+
+    class InputSerializer(serializers.Serializer):
+        text = serializers.CharField(trim_whitespace=False)
+        seed = serializers.IntegerField(default=1, min_value=0)
+        start = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
+        end = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
+        speedup = serializers.FloatField(required=False, allow_null=True, default=None)
+        amplitude = serializers.FloatField(required=False, allow_null=True, default=None)
+
+        def validate_speedup(self, value: float | None) -> float | None:
+            if value is not None and not 0 < value <= 1000:
+                raise serializers.ValidationError("the speed-up factor must be above 0 and at most 1000")
+            return value
+
+        def validate_amplitude(self, value: float | None) -> float | None:
+            if value is not None and not 0 < value <= 100:
+                raise serializers.ValidationError("the amplitude must be above 0 and at most 100")
+            return value
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        out = churn_trace(**data.validated_data)
+        if "problem" in out:
+            return Response({"detail": out["problem"]}, status=400)
+        return Response(out)
 
 
 class ScenarioListApi(APIView):

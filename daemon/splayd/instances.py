@@ -39,9 +39,10 @@ READ_CHUNK = 65536
 DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the pipes to close once the process is gone
 DISK_CHECK_INTERVAL = 0.5  # seconds between two measures of a working directory
 MAX_DEPTH = 100  # directory nesting the disk check follows
-DAEMON_FILES = frozenset({"app.lua", "job.json"})  # written by the daemon: not counted
+DAEMON_FILES = frozenset({"app.lua", "job.json", "go"})  # written by the daemon: not counted
 RATE_WINDOW = 1.0
 LEAVE_GRACE = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later (as run_local)
+GATE_FILE = "go"  # a held node's gate: a FIFO in its working directory (job.json "gate")
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,11 @@ class Instance:
         self.churn_next: dict[str, Any] | None = None
         self.churn_clock: Callable[[], float] | None = None
         self.rejoins: Callable[[], bool] | None = None
+        # A held node (a churn join started ahead of its instant) runs but waits at its gate,
+        # and is not reported RUNNING, until release(); `gate` is the daemon's end of the FIFO,
+        # open until the node ends (a FIFO's byte is lost if no end is open when it is read).
+        self.gate: int | None = None
+        self.held = False
 
     @property
     def running(self) -> bool:
@@ -284,6 +290,8 @@ class Instance:
             "exit_code": self.exit_code,
             "reason": self.reason,
         }
+        if self.held and self.churn_next is not None and self.churn_next.get("event") == "join":
+            self.churn_next = None  # ended before its gate opened: it never joined
         if self.churn_next is not None:
             churn, self.churn_next = self.churn_next, None
             if "t" not in churn and self.churn_clock is not None:
@@ -291,7 +299,9 @@ class Instance:
             msg["churn"] = churn
         self.outbox.instance(msg)
 
-    async def start(self, argv: list[str], env: dict[str, str] | None) -> None:
+    async def start(self, argv: list[str], env: dict[str, str] | None, held: bool = False) -> None:
+        if held:
+            self._open_gate()
         if self.sandbox is not None:
             await self._start_docker(argv, env)
             return
@@ -327,11 +337,34 @@ class Instance:
             return
         self._running(self._supervise_docker())
 
+    def _open_gate(self) -> None:
+        """The FIFO the held runtime reads one byte from. Opened read-write here, so the
+        runtime's open never blocks and a byte written before it reads is not lost."""
+        path = self.workdir / GATE_FILE
+        os.mkfifo(path, 0o600)
+        self.gate = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
+        self.held = True
+
+    def _close_gate(self) -> None:
+        if self.gate is not None:
+            os.close(self.gate)
+            self.gate = None
+
+    def release(self) -> None:
+        """Open a held node's gate: it loads and runs the app from now, reported RUNNING."""
+        if not self.held or self.gate is None:
+            return
+        self.held = False
+        os.write(self.gate, b"1")
+        self.started_at = time.monotonic()
+        self._report()
+
     def _running(self, supervise: Any) -> None:
         self.started_at = time.monotonic()
         self.state = "RUNNING"
         self.reason = "started"
-        self._report()
+        if not self.held:
+            self._report()
         self.task = asyncio.create_task(supervise, name=f"job{self.job}-node{self.node}")
         if self.limits.disk_max_size is not None or self.limits.disk_max_files is not None:
             self.watch = asyncio.create_task(self._watch_disk(), name=f"job{self.job}-node{self.node}-disk")
@@ -344,6 +377,7 @@ class Instance:
             state = "LEFT"  # down until the scenario's next join of this node
         self.state, self.reason, self.exit_code = state, reason, exit_code
         self._report()
+        self._close_gate()
         self.done.set()
         if self.on_end:
             self.on_end(self)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import MB, Config
-from .instances import Instance, Limits, fmt_seconds
+from .instances import GATE_FILE, LEAVE_GRACE, Instance, Limits, fmt_seconds
 from .docker_backend import NODE_ARGV, DockerJobSandbox, DockerSandboxError
 from .isolation import TMP_SIZE, Isolation
 from .outbox import Outbox
@@ -36,6 +36,7 @@ logger = logging.getLogger("splayd")
 RESERVATION_TIMEOUT = 120.0  # seconds a registered slot may wait for `start`
 KILL_WAIT = 3.0  # seconds `stop` waits for killed processes to be reaped
 SCENARIO_ENDED = "the scenario ended"  # a churn job's end; the controller knows it by this reason
+JOIN_PRESTART = 2.0  # seconds before its instant a join's process starts, held at its gate
 
 Reply = dict[str, Any]
 
@@ -48,8 +49,12 @@ class CommandError(Exception):
 class Timeline:
     """A churn job's scenario on this daemon: its nodes' joins and leaves, run against this
     daemon's clock from t = 0 (`start` + its `lead`). Listed nodes without events are spares,
-    started only by a `join` command (keep_population)."""
-    events: list[tuple[float, int, str, bool]]  # heap of (t, node, "join" | "leave", graceful)
+    started only by a `join` command (keep_population).
+
+    A join is dispatched JOIN_PRESTART early (never before its node's previous event): its
+    process starts and loads the runtime, then waits at a gate that the daemon opens at the
+    planned instant, so the time a process takes to start is not in the join's error."""
+    events: list[tuple[float, float, int, str, bool]]  # heap of (due, t, node, "join" | "leave", graceful)
     end: float | None  # the scenario's `stop`
     t0: float | None = None  # time.monotonic() of t = 0, once started
     epoch: float | None = None  # the same instant on the wall clock
@@ -58,13 +63,14 @@ class Timeline:
     plays: dict[int, int] = field(default_factory=dict)  # spare node -> the position it plays
     spares: set[int] = field(default_factory=set)  # listed nodes without events of their own
     chains: dict[int, asyncio.Task[None]] = field(default_factory=dict)  # node -> its latest event's task
+    joining: set[int] = field(default_factory=set)  # nodes whose join is dispatched, not yet done
     ended: bool = False  # the scenario ended or the job was stopped
 
     def now(self) -> float:
         return time.monotonic() - (self.t0 or time.monotonic())
 
     def rejoins(self, node: int) -> bool:
-        return any(n == node and kind == "join" for _, n, kind, _ in self.events)
+        return node in self.joining or any(n == node and kind == "join" for _, _, n, kind, _ in self.events)
 
     def close(self) -> None:
         """No more events: the scenario ended or the job was stopped (joins still starting kill
@@ -75,9 +81,28 @@ class Timeline:
             self.task.cancel()
 
     def add(self, events: list[tuple[float, int, str, bool]]) -> None:
-        for ev in events:
+        for ev in dispatch_order(events, after=self.last_t(events[0][1]) if events else None):
             heapq.heappush(self.events, ev)
         self.wake.set()
+
+    def last_t(self, node: int) -> float | None:
+        return max((t for _, t, n, _, _ in self.events if n == node), default=None)
+
+
+def dispatch_order(events: list[tuple[float, int, str, bool]],
+                   after: float | None = None) -> list[tuple[float, float, int, str, bool]]:
+    """(due, t, node, kind, graceful) of one node's events: a join is due JOIN_PRESTART before
+    its time but not before the node's previous event (its leave must be done first); ties
+    keep the order of t."""
+    out = []
+    previous = after
+    for t, node, kind, graceful in sorted(events):
+        due = t
+        if kind == "join":
+            due = t - JOIN_PRESTART if previous is None else max(t - JOIN_PRESTART, previous)
+        out.append((due, t, node, kind, graceful))
+        previous = t
+    return out
 
 
 def parse_churn_events(node: int, raw: Any) -> list[tuple[float, int, str, bool]]:
@@ -100,15 +125,15 @@ def parse_timeline(churn: Any, listed: dict[int, int]) -> Timeline:
     end = churn.get("end")
     if end is not None and (not isinstance(end, (int, float)) or isinstance(end, bool) or end < 0):
         raise CommandError(f"churn.end: expected a number of seconds or null, got {end!r}")
-    events: list[tuple[float, int, str, bool]] = []
+    events: list[tuple[float, float, int, str, bool]] = []
     for key, raw in churn["events"].items():
         node = int(key) if str(key).isdigit() else 0
         if node not in listed:
             raise CommandError(f"churn: node {key} is not listed on this daemon")
-        events += parse_churn_events(node, raw)
+        events += dispatch_order(parse_churn_events(node, raw))
     heapq.heapify(events)
     return Timeline(events=events, end=float(end) if end is not None else None,
-                    spares=set(listed) - {n for _, n, _, _ in events})
+                    spares=set(listed) - {n for _, _, n, _, _ in events})
 
 
 @dataclass
@@ -454,7 +479,7 @@ class JobManager:
                 except asyncio.TimeoutError:
                     pass
                 continue
-            t, node, kind, graceful = heapq.heappop(tl.events)
+            _, t, node, kind, graceful = heapq.heappop(tl.events)
             self._dispatch(job, node, kind, t, graceful)
 
     def _dispatch(self, job: Job, node: int, kind: str, t: float, graceful: bool) -> None:
@@ -464,6 +489,8 @@ class JobManager:
         tl = job.timeline
         assert tl is not None
         before = tl.chains.get(node)
+        if kind == "join":
+            tl.joining.add(node)
 
         async def run() -> None:
             if before is not None and not before.done():
@@ -475,17 +502,30 @@ class JobManager:
                     self._churn_leave(job, node, planned=t, graceful=graceful)
             except (OSError, ValueError, DockerSandboxError) as e:
                 logger.warning("job %s node %s: %s at %.3f s failed: %s", job.id, node, kind, t, e)
+            finally:
+                if kind == "join":
+                    tl.joining.discard(node)
 
         task = tl.chains[node] = asyncio.create_task(run(), name=f"job{job.id}-node{node}-{kind}")
         task.add_done_callback(lambda done: tl.chains.pop(node, None) if tl.chains.get(node) is done else None)
 
     async def _churn_join(self, job: Job, node: int, planned: float | None) -> None:
+        """Start the node; a planned join starts it held at its gate (JOIN_PRESTART) and opens
+        the gate at the planned instant, which is the join's reported time."""
         tl = job.timeline
-        assert tl is not None
+        assert tl is not None and tl.t0 is not None
         previous = job.instances.get(node)
+        if previous is not None and previous.running and previous.kill_reason:
+            # its leave is under way (a graceful one lasts up to LEAVE_GRACE): the new session
+            # starts once the old one is reaped, in the same working directory
+            try:
+                await asyncio.wait_for(previous.done.wait(), LEAVE_GRACE + KILL_WAIT)
+            except asyncio.TimeoutError:
+                pass
         if tl.ended or previous is not None and previous.running:
             return
-        inst = self._prepare(job, node, job.listed[node])
+        held = planned is not None
+        inst = self._prepare(job, node, job.listed[node], held=held)
         if previous is not None:
             inst.seq = previous.seq  # a node's log seq never repeats across its sessions
         inst.churn_clock = tl.now
@@ -493,7 +533,13 @@ class JobManager:
         inst.churn_next = {"event": "join", "planned": planned}
         if node in tl.plays:
             inst.churn_next["plays"] = tl.plays[node]
-        await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir))
+        await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir), held=held)
+        if held:
+            delay = tl.t0 + planned - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            if not tl.ended and inst.running and not inst.kill_reason:
+                inst.release()
         if tl.ended:  # ended or stopped while it was starting
             inst.rejoins = None
             inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", SCENARIO_ENDED)
@@ -576,7 +622,9 @@ class JobManager:
     def job_dir(self, job_id: int) -> Path:
         return self.config.work_dir / f"job-{int(job_id)}"
 
-    def _prepare(self, job: Job, node: int, port: int) -> Instance:
+    def _prepare(self, job: Job, node: int, port: int, held: bool = False) -> Instance:
+        """The node's working directory with its app.lua and job.json; `held`: the runtime waits
+        at its gate (a FIFO) before it loads the app, until Instance.release()."""
         workdir = self.job_dir(job.id) / f"node-{int(node)}"
         if workdir.exists():
             shutil.rmtree(workdir)
@@ -595,6 +643,8 @@ class JobManager:
         }
         if node in job.net_blocks:
             spec["net"], spec["net_epoch"] = job.net_blocks[node], job.net_epoch
+        if held:
+            spec["gate"] = GATE_FILE
         (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
         inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end,
                         isolation=self.isolation, sandbox=job.sandbox)

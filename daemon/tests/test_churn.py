@@ -128,3 +128,50 @@ async def test_bad_timelines_are_refused_with_the_reason(controller: FakeControl
         assert bad["ok"] is False and "expected [t >= 0, 'join' | 'leave', graceful]" in bad["reason"]
         bad = await controller.command("join", job=47, node=1, plays=1, events=[])
         assert bad["ok"] is False and "no running churn scenario" in bad["reason"]
+
+
+async def test_a_join_starts_its_process_ahead_held_at_its_gate_and_runs_the_app_at_the_instant(
+        controller: FakeController, run_daemon, tmp_path) -> None:
+    code = 'print("up " .. string.format("%.3f", misc.time()))\nevents.run(function() events.sleep(10) end)'
+    events = {"1": [[1.5, "join", False]]}
+    async with run_daemon():
+        start = await churn_deploy(controller, 48, code, events, nodes=1, end=3.0)
+        gate = tmp_path / "work" / "job-48" / "node-1" / "go"
+        # JOIN_PRESTART: the process is up, waiting at its FIFO, long before 1.5 s; not reported yet
+        await controller.wait_until(lambda: gate.is_fifo(), timeout=2)
+        assert controller.states(48, 1) == [] and controller.lines(48, 1) == []
+        running = await controller.wait_until(lambda: controller.states(48, 1), timeout=3)
+        assert running[0]["state"] == "RUNNING" and abs(running[0]["churn"]["t"] - 1.5) < 0.05, running
+        line = await controller.wait_until(lambda: controller.lines(48, 1), timeout=2)
+        app_started = float(line[0]["text"].split()[1])
+        assert start["epoch"] + 1.5 - 0.01 <= app_started, (app_started - start["epoch"])  # not before its join
+        assert not gate.exists()  # the runtime removes it: the app never sees it
+
+
+async def test_a_job_stopped_while_a_join_is_held_reports_no_join(controller: FakeController, run_daemon) -> None:
+    events = {"1": [[1.5, "join", False]]}
+    async with run_daemon():
+        await churn_deploy(controller, 49, LOGGER, events, nodes=1, end=3.0)
+        await asyncio.sleep(0.5)  # its process is held at its gate
+        assert (await controller.command("stop", job=49))["ok"]
+        final = await controller.wait_final(49, 1, timeout=3)
+        assert final["state"] == "KILLED" and "churn" not in final, final
+        assert controller.lines(49, 1) == []  # the app never ran
+        await asyncio.sleep(1.5)
+        assert [m["state"] for m in controller.states(49, 1)] == ["KILLED"]
+
+
+async def test_a_rejoin_right_after_a_slow_graceful_leave_waits_for_the_old_session(
+        controller: FakeController, run_daemon) -> None:
+    code = ('print("up")\nevents.on_leave(function() events.sleep(0.6) print("bye") end)\n'
+            'events.run(function() while true do events.sleep(0.1) end end)')
+    events = {"1": [[0, "join", False], [0.5, "leave", True], [0.7, "join", False]]}
+    async with run_daemon():
+        await churn_deploy(controller, 50, code, events, nodes=1, end=3.0)
+        await controller.wait_until(lambda: len([m for m in controller.states(50, 1) if m["state"] == "RUNNING"]) == 2,
+                                    timeout=4)
+        states = [(m["state"], m.get("churn", {}).get("event")) for m in controller.states(50, 1)]
+        assert states == [("RUNNING", "join"), ("LEFT", "leave"), ("RUNNING", "join")], states
+        await controller.wait_until(lambda: [ln["text"] for ln in controller.lines(50, 1)].count("up") == 2, timeout=2)
+        texts = [ln["text"] for ln in controller.lines(50, 1)]
+        assert texts.index("bye") < len(texts) - 1 and texts.count("up") == 2, texts  # in order, both sessions

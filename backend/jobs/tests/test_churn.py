@@ -8,7 +8,7 @@ from channels.db import database_sync_to_async as db
 
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
-from jobs.churn import CHURN_SEED
+from jobs.churn import CHURN_SEED, LEAD_MAX, LEAD_MIN, NODE_START, start_lead
 from jobs.models import ChurnEvent, Job, JobInstance
 from jobs.scheduling import churn_replace_run
 from jobs.services import instance_update
@@ -93,7 +93,7 @@ async def test_list_carries_each_daemons_timelines_and_start_a_lead(student) -> 
     assert events["3"] == [[4, "join", False]]
     await s1.reply(listing)
     start = await s1.expect("start")
-    assert start["lead"] == 0.5
+    assert start["lead"] == LEAD_MIN  # three early joins start well within it
     await s1.reply(start, started=[], epoch=1.0)
     await asyncio.wait_for(task, 10)
     await db(job.refresh_from_db)()
@@ -101,6 +101,15 @@ async def test_list_carries_each_daemons_timelines_and_start_a_lead(student) -> 
     states = await db(lambda: sorted(job.instances.values_list("node", "state")))()
     assert states == [(1, S.RESERVED), (2, S.RESERVED), (3, S.RESERVED), (4, S.RESERVED)]  # they report joins
     await s1.close()
+
+
+def test_the_start_lead_gives_the_busiest_daemon_time_to_start_its_early_joins() -> None:
+    assert start_lead([[0, 0, 5], [1]]) == LEAD_MIN
+    # 100 joins at 1 s on one daemon: the 100th process is up at 100 x NODE_START from START
+    assert start_lead([[1.0] * 100, [1.0] * 10]) == round(100 * NODE_START - 1.0, 3) > LEAD_MIN
+    spread = [k * 0.1 for k in range(100)]  # one join every 100 ms: the daemon keeps up
+    assert start_lead([spread]) == LEAD_MIN
+    assert start_lead([[0.0] * 10_000]) == LEAD_MAX
 
 
 @pytest.fixture

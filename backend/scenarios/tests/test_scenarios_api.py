@@ -29,6 +29,38 @@ def test_preview_reads_traces(student_client) -> None:
     assert body["kind"] == "trace" and body["population"] == [[0.0, 1], [5.0, 2], [10.0, 1]]
 
 
+def test_trace_tools_turn_a_script_into_splays_trace_format(student_client) -> None:
+    body = student_client.post("/api/scenarios/trace/", {"text": SCRIPT}, format="json").json()
+    assert body["errors"] == [] and body["nodes"] == 115 and body["dropped_network"] == 1  # 100 + 15 churned in
+    lines = body["trace"].splitlines()
+    assert len(lines) == 115 and lines[0].split()[0] == "30"
+    # the trace reads back as the same population
+    again = student_client.post("/api/scenarios/preview/", {"text": body["trace"]}, format="json").json()
+    assert again["kind"] == "trace" and again["population"][0] == [30.0, 100]
+    assert again["population"][-2:] == [[120.0, 50], [180.0, 0]]  # the stop ends the sessions still on
+
+
+def test_trace_tools_window_speed_up_and_scale(student_client) -> None:
+    trace = "0 10\n5\n20 40\n"
+    post = lambda **tools: student_client.post("/api/scenarios/trace/", {"text": trace, **tools}, format="json")
+    assert post(speedup=2).json()["trace"] == "0 5\n2.5\n10 20\n"
+    assert post(start=5, end=30).json()["trace"] == "0 5\n0\n15\n"  # shifted to 0; still on at 30 s
+    assert post(amplitude=2).json()["nodes"] == 6 and post(amplitude=0.5, seed=3).json()["nodes"] < 3
+    assert post(amplitude=0.5, seed=3).json() == post(amplitude=0.5, seed=3).json()  # the seed fixes the draw
+
+
+def test_trace_tools_refuse_bad_settings_and_report_bad_text_as_the_preview(student_client) -> None:
+    post = lambda **body: student_client.post("/api/scenarios/trace/", body, format="json")
+    r = post(text="at 1s join 2", speedup=0)
+    assert r.status_code == 400 and r.json() == {"speedup": ["the speed-up factor must be above 0 and at most 1000"]}
+    r = post(text="at 1s join 2", amplitude=-1)
+    assert r.status_code == 400 and "amplitude" in r.json()
+    r = post(text="at 1s join 2", start=10, end=5)
+    assert r.status_code == 400 and r.json() == {"detail": "the window must end after it starts"}
+    body = post(text="at 2 leave").json()
+    assert body["errors"][0]["line"] == 1 and "trace" not in body
+
+
 def test_instructors_write_the_library_students_read_it(teacher_client, student_client) -> None:
     res = teacher_client.post("/api/scenarios/", {"name": "massive failure", "text": SCRIPT}, format="json")
     assert res.status_code == 201
