@@ -238,6 +238,35 @@ export type ChurnPreview = ChurnPreviewOk | ChurnPreviewErrors;
 export const isPreviewOk = (preview: ChurnPreview): preview is ChurnPreviewOk =>
   preview.errors.length === 0 && "population" in preview;
 
+/** POST /api/scenarios/trace/: the trace tools (docs/churn.md) on a scenario's text, in their one
+ * order: keep the window [start, end) (s, shifted to 0), speed up, scale the amplitude. A bad
+ * setting is a 400 ({"speedup": [...]}, or {"detail": "the window must end after it starts"}). */
+export interface ChurnTraceInput {
+  text: string;
+  /** The script's draws and the amplitude's (default 1). */
+  seed?: number;
+  start?: number | null;
+  end?: number | null;
+  speedup?: number | null;
+  amplitude?: number | null;
+}
+
+/** The scenario as SPLAY's trace format (line k: node k's on/off times). */
+export interface ChurnTraceOk {
+  kind: ChurnKind;
+  errors: [];
+  trace: string;
+  /** Lines of `trace`. */
+  nodes: number;
+  /** Network statements (partition, loss, latency) of the script: a trace cannot hold them. */
+  dropped_network: number;
+}
+
+/** A bad text answers as the preview does: 200 {kind, errors}. */
+export type ChurnTrace = ChurnTraceOk | ChurnPreviewErrors;
+
+export const isTraceOk = (trace: ChurnTrace): trace is ChurnTraceOk => trace.errors.length === 0 && "trace" in trace;
+
 /** One up/down transition of a node of a job with churn. Ids increase; an event may come twice
  * (live and from GET /api/jobs/<id>/churn/). */
 export interface ChurnEvent {

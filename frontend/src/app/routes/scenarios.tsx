@@ -5,12 +5,14 @@ import { ChurnEditor } from "@/features/scenarios/components/churn-editor";
 import { ChurnPreview } from "@/features/scenarios/components/churn-preview";
 import { ScenarioForm } from "@/features/scenarios/components/scenario-form";
 import { ScenarioList } from "@/features/scenarios/components/scenario-list";
+import { TraceTools } from "@/features/scenarios/components/trace-tools";
 import { useChurnPreview } from "@/features/scenarios/hooks/use-churn-preview";
 import { useScenarioDraft } from "@/features/scenarios/hooks/use-scenario-draft";
 import { canWriteLibrary } from "@/features/scenarios/lib/scenario-draft";
 
 /** The churn scenario library: a scenario's text in the editor, its preview (figure 4) beside
- * it as the user types; instructors and TAs save to the library, students try texts. */
+ * it as the user types, the trace tools below; instructors and TAs save to the library,
+ * students try texts. */
 export function ScenariosRoute() {
   const me = useMe();
   const canWrite = canWriteLibrary(me.data?.role);
@@ -37,6 +39,8 @@ export function ScenariosRoute() {
                 onSave={canWrite ? scenario.save : undefined} />
               <ChurnPreview state={preview} />
             </div>
+            <TraceTools text={draft.text} name={draft.name} opened={scenario.opened}
+              onText={(text) => scenario.edit({ text })} />
           </>
         )}
       </div>
