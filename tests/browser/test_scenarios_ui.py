@@ -117,3 +117,128 @@ def test_the_teacher_saves_a_new_scenario_and_a_student_may_not(page: Page) -> N
     library.get_by_text(name).click()
     expect(page.get_by_test_id("scenario-name")).to_have_text(name)
     expect(page.get_by_test_id("churn-summary")).to_contain_text(peak(12))
+
+
+# The trace tools (POST /api/scenarios/trace/): 10 nodes from 0 s, 5 of them leave at 20 s, the
+# stop at 40 s ends the other sessions. As a SPLAY trace: five lines "0 20", five "0 40".
+TRACE_SCRIPT = "at 0s join 10\nat 20s leave 5\nat 40s stop\n"
+SCRIPT_SUMMARY = "10 nodes · peak population 10 · duration 40 s (stop) · 0 warnings"
+
+
+def editor_lines(page: Page) -> list[str]:
+    """The editor's lines as drawn (Monaco draws spaces as no-break spaces), in order."""
+    lines = page.get_by_test_id("churn-editor").locator(".view-line")
+    return [text.replace("\xa0", " ") for text in lines.all_inner_texts()]
+
+
+def trace_lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def assert_sessions(lines: list[str], short: str, long: str) -> None:
+    """Five nodes leave early (which five is the seed's draw), five stay until the end."""
+    assert len(lines) == 10, lines
+    assert lines[0].startswith("0 ")
+    assert sorted(lines) == [f"0 {short}"] * 5 + [f"0 {long}"] * 5, lines
+
+
+def open_trace_script(page: Page) -> None:
+    open_scenarios(page)
+    page.get_by_test_id("scenario-list").get_by_text("massive failure", exact=True).click()
+    expect(page.get_by_test_id("scenario-name")).to_have_text("massive failure")
+    replace_churn_text(page, TRACE_SCRIPT)
+    expect(page.get_by_test_id("churn-summary")).to_have_text(SCRIPT_SUMMARY)
+
+
+def test_convert_to_trace_replaces_the_text_the_preview_follows_and_undo_restores_it(page: Page) -> None:
+    open_trace_script(page)
+    summary = page.get_by_test_id("churn-summary")
+    convert = page.get_by_test_id("trace-convert")
+    page.get_by_test_id("trace-speedup").fill("2")
+
+    # the buttons wait for the answer (held back here until they are seen disabled)
+    held = []
+    page.route("**/api/scenarios/trace/", lambda route: held.append(route))
+    convert.click()
+    expect(convert).to_be_disabled()
+    expect(page.get_by_test_id("trace-download")).to_be_disabled()
+    assert len(held) == 1
+    held[0].continue_()
+    page.unroute("**/api/scenarios/trace/")
+
+    expect(page.get_by_test_id("trace-result")).to_have_text("Converted to a trace of 10 nodes.")
+    expect(convert).to_be_enabled()
+    # twice as fast: the leaves at 20 s come at 10 s, the end at 40 s at 20 s
+    expect(summary).to_have_text("SPLAY trace · 10 nodes · peak population 10 · duration 20 s · 0 warnings")
+    lines = editor_lines(page)
+    assert lines[-1] == ""  # the trace's last line break
+    assert_sessions(lines[:-1], "10", "20")
+    expect(page.get_by_test_id("trace-error")).to_have_count(0)
+
+    # an edit of the editor's: Ctrl+Z gives the script back, and the preview follows
+    page.get_by_test_id("churn-editor").locator(".monaco-editor").first.click()
+    page.keyboard.press("Control+Z")
+    expect(summary).to_have_text(SCRIPT_SUMMARY)
+    assert trace_lines("\n".join(editor_lines(page))) == trace_lines(TRACE_SCRIPT)
+
+
+def test_bad_settings_and_a_bad_text_are_refused_and_download_leaves_the_editor(page: Page) -> None:
+    open_trace_script(page)
+    summary = page.get_by_test_id("churn-summary")
+    speedup = page.get_by_test_id("trace-speedup")
+    error = page.get_by_test_id("trace-error")
+    result = page.get_by_test_id("trace-result")
+
+    speedup.fill("0")
+    page.get_by_test_id("trace-convert").click()
+    expect(error).to_have_text("Speed-up: must be above 0")
+    # the server's limit (a 400 by field)
+    speedup.fill("5000")
+    page.get_by_test_id("trace-convert").click()
+    expect(error).to_have_text("Speed-up: the speed-up factor must be above 0 and at most 1000")
+    expect(result).to_have_count(0)
+    speedup.fill("")
+    page.get_by_test_id("trace-from").fill("30")
+    page.get_by_test_id("trace-to").fill("10")
+    page.get_by_test_id("trace-download").click()
+    expect(error).to_have_text("To: the window must end after it starts")
+    page.get_by_test_id("trace-from").fill("")
+    page.get_by_test_id("trace-to").fill("")
+    expect(summary).to_have_text(SCRIPT_SUMMARY)  # none of them touched the text
+
+    with page.expect_download() as info:
+        page.get_by_test_id("trace-download").click()
+    download = info.value
+    assert download.suggested_filename == "massive failure.trace"
+    with open(download.path(), encoding="utf-8") as f:
+        content = f.read()
+    assert content.endswith("\n")
+    assert_sessions(trace_lines(content), "20", "40")
+    expect(result).to_have_text("Downloaded massive failure.trace: a trace of 10 nodes.")
+    expect(error).to_have_count(0)
+    # the editor still holds the script
+    expect(summary).to_have_text(SCRIPT_SUMMARY)
+    assert trace_lines("\n".join(editor_lines(page))) == trace_lines(TRACE_SCRIPT)
+
+    replace_churn_text(page, BROKEN)
+    expect(page.get_by_test_id("churn-errors")).to_be_visible()
+    page.get_by_test_id("trace-convert").click()
+    expect(error).to_have_text(re.compile(r"^Fix the scenario's errors first \(line 2: the instant: .*time unit"))
+    expect(result).to_have_count(0)
+    assert trace_lines("\n".join(editor_lines(page))) == trace_lines(BROKEN)
+
+
+def test_a_local_file_opens_into_the_editor_and_one_above_1_mb_is_refused(page: Page) -> None:
+    open_trace_script(page)
+    summary = page.get_by_test_id("churn-summary")
+    chooser = page.get_by_test_id("trace-open")
+    chooser.set_input_files({"name": "two.trace", "mimeType": "text/plain", "buffer": b"0 10\n5\n"})
+    expect(page.get_by_test_id("trace-result")).to_have_text("Opened two.trace.")
+    expect(summary).to_have_text("SPLAY trace · 2 nodes · peak population 2 · duration 10 s · 0 warnings")
+    assert trace_lines("\n".join(editor_lines(page))) == ["0 10", "5"]
+
+    chooser.set_input_files({"name": "huge.trace", "mimeType": "text/plain", "buffer": b"0 1\n" * 300_000})
+    expect(page.get_by_test_id("trace-error")).to_have_text(
+        "huge.trace is larger than 1 MB, the limit of a scenario: not opened.")
+    expect(summary).to_contain_text("2 nodes")
+    assert trace_lines("\n".join(editor_lines(page))) == ["0 10", "5"]
