@@ -1,0 +1,125 @@
+--[[
+splaylab.boot - what a node is made of before its app runs, shared by node.lua (one node per
+process) and the simulator (every node of a job in one process, sim/world.lua loads this module
+once per node): the limits from job.json, the `job` table, and the modules student code can
+require, bound to this node's platform identity.
+
+Usage: local boot = require "splaylab.boot"
+  local limits = boot.build_limits(spec.limits); local job = boot.build_job(spec, limits)
+  local modules, loaders, fs = boot.runtime_modules(spec, job, limits)
+]]
+local M = { _NAME = "splaylab.boot", _VERSION = "0.1" }
+
+-- Limits from job.json's optional "limits" table, named as the daemon writes them
+-- (docs/architecture.md: max_sockets, max_send, max_receive are the descriptor's
+-- network_max_*); defaults when absent.
+local DEFAULT_LIMITS = {
+  max_sockets = 256,
+  max_send = 1024 * 1024 * 1024,
+  max_receive = 1024 * 1024 * 1024,
+  network_nb_ports = 1,
+  udp_drop_ratio = 0,
+  disk_max_size = 64 * 1024 * 1024,
+  disk_max_files = 256,
+  disk_max_file_descriptors = 64,
+}
+
+function M.build_limits(given)
+  local limits = {}
+  for k, v in pairs(DEFAULT_LIMITS) do limits[k] = v end
+  if type(given) == "table" then
+    for k, v in pairs(given) do
+      if DEFAULT_LIMITS[k] ~= nil then limits[k] = tonumber(v) or limits[k] end
+    end
+    limits.bind_ports = type(given.bind_ports) == "table" and given.bind_ports or {}
+    limits.connect_allow = type(given.connect_allow) == "table" and given.connect_allow or {}
+  else
+    limits.bind_ports, limits.connect_allow = {}, {}
+  end
+  return limits
+end
+
+function M.build_job(spec, limits)
+  local function node(n)
+    return { ip = tostring(n.ip), port = tonumber(n.port) }
+  end
+  local job = { nodes = {} }
+  for i, n in ipairs(spec.nodes or {}) do job.nodes[i] = node(n) end
+  job.me = node(spec.me or {})
+  job.position = tonumber(spec.position)
+  job.id = tonumber(spec.job_id)
+  job.ref = job.id
+  job.duration = tonumber(spec.duration)
+  job.list_type = spec.list_type or "head"
+  job.network = { max_sockets = limits.max_sockets, max_send = limits.max_send,
+    max_receive = limits.max_receive, nb_ports = limits.network_nb_ports,
+    udp_drop_ratio = limits.udp_drop_ratio }
+  job.disk = { max_size = limits.disk_max_size, max_files = limits.disk_max_files,
+    max_file_descriptors = limits.disk_max_file_descriptors }
+  function job.get_live_nodes()
+    local copy = {}
+    for i, n in ipairs(job.nodes) do copy[i] = { ip = n.ip, port = n.port } end
+    return copy
+  end
+  return job
+end
+
+-- The modules student code can require, built once for this node.
+function M.runtime_modules(spec, job, limits)
+  local platform = require "splaylab.platform"
+  local socket = require "splaylab.socket"
+  local fs = require "splaylab.fs"
+  platform.identity = { position = job.position, ip = job.me.ip, port = job.me.port,
+    job_id = job.id, seed = tonumber(spec.seed) }
+  -- A graceful leave (SIGTERM) becomes an event of the loop (events.on_leave) instead of
+  -- killing the process; where that is impossible (not Linux) SIGTERM keeps its default action.
+  platform.catch_leave()
+  math.randomseed(platform.random_seed())
+  local peers = {}
+  for _, n in ipairs(spec.all_nodes or {}) do peers[#peers + 1] = n end
+  for _, n in ipairs(job.nodes) do peers[#peers + 1] = n end
+  socket.init {
+    me = job.me, peers = peers, nb_ports = limits.network_nb_ports,
+    bind_ports = limits.bind_ports, allow = limits.connect_allow,
+    max_sockets = limits.max_sockets, max_send = limits.max_send,
+    max_receive = limits.max_receive, udp_drop_ratio = limits.udp_drop_ratio,
+    net = spec.net, net_epoch = spec.net_epoch, position = job.position,
+    job_nodes = spec.all_nodes or spec.nodes,
+  }
+  fs.init { root = spec.fs_root or ".", max_size = limits.disk_max_size, max_files = limits.disk_max_files,
+    max_open = limits.disk_max_file_descriptors }
+  local public_socket = socket.public()
+  local coxpcall = require "splaylab.coxpcall"
+  local modules = {
+    ["splay.socket"] = public_socket,
+    ["splay.coxpcall"] = coxpcall,
+  }
+  -- The optional libraries are loaded on the app's first require only (memory per node:
+  -- an app that does not use rpc, json, ... does not pay for them).
+  local function lazy(name, init)
+    return function(env)
+      local m = require(name)
+      if init then init(m, env) end
+      return m
+    end
+  end
+  local loaders = {
+    -- splay.base: the globals events, misc, log, socket and coroutine-safe pcall/xpcall
+    ["splay.base"] = function(env)
+      env.socket = public_socket
+      env.pcall, env.xpcall = coxpcall.pcall, coxpcall.xpcall
+      return { events = env.events, misc = env.misc, log = env.log, socket = public_socket }
+    end,
+    ["splay.net"] = lazy "splaylab.net",
+    ["splay.llenc"] = lazy "splaylab.llenc",
+    ["splay.json"] = lazy "splaylab.json",
+    ["splay.benc"] = lazy "splaylab.benc",
+    ["splay.rpc"] = lazy("splaylab.rpc", function(m, env) m.settings.env = env end),
+    ["splay.urpc"] = lazy("splaylab.urpc", function(_, env) require("splaylab.rpc").settings.env = env end),
+    ["splay.queue"] = lazy "splaylab.queue",
+    ["splay.metrics"] = lazy "splaylab.metrics",
+  }
+  return modules, loaders, fs
+end
+
+return M

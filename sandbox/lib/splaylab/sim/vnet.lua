@@ -1,0 +1,254 @@
+--[[
+splaylab.sim.vnet - the simulator's transport: TCP streams and UDP datagrams between the nodes
+of one process, with LuaSocket's non-blocking API as splaylab.socket uses it (every operation
+returns at once: nil, "timeout" where a real socket would block).
+
+Delivery is immediate in virtual time: the emulated WAN (delay, loss, bandwidth, partitions)
+is applied above this, by splaylab.socket and splaylab.netem, on the virtual clock, as on a
+live node. Writes never block (buffers are unbounded). A node's sockets are closed when the
+node ends (`net:close_owner(owner)`): its peers read "closed".
+
+Readiness: `sock:readable()`, `sock:writable()`; when a socket becomes readable the net calls
+`on_ready(sock.owner, sock)` (the scheduler wakes the owner if it waits on that socket).
+
+Usage: local net = vnet.new(on_ready); local s = net:tcp(owner, ip); s:bind(ip, port) ...
+]]
+local M = { _NAME = "splaylab.sim.vnet", _VERSION = "0.1" }
+
+local setmetatable, tostring, tonumber, pairs = setmetatable, tostring, tonumber, pairs
+local find, sub = string.find, string.sub
+
+local Net = {}
+Net.__index = Net
+
+function M.new(on_ready)
+  return setmetatable({ on_ready = on_ready or function() end, tcp_listen = {}, udp_bound = {},
+    ephemeral = {}, owned = {} }, Net)
+end
+
+local function key(ip, port) return ip .. ":" .. tostring(port) end
+
+function Net:_own(owner, s)
+  local list = self.owned[owner]
+  if not list then list = {}; self.owned[owner] = list end
+  list[s] = true
+end
+
+function Net:_port(ip)
+  local p = (self.ephemeral[ip] or 49151) + 1
+  while self.tcp_listen[key(ip, p)] or self.udp_bound[key(ip, p)] do p = p + 1 end
+  self.ephemeral[ip] = p
+  return p
+end
+
+function Net:close_owner(owner)
+  local list = self.owned[owner]
+  if not list then return end
+  self.owned[owner] = nil
+  for s in pairs(list) do s:close() end
+end
+
+-- TCP ---------------------------------------------------------------------------------------
+local Tcp = {}
+Tcp.__index = Tcp
+
+function Net:tcp(owner, ip)
+  local s = setmetatable({ net = self, owner = owner, ip = ip, state = "fresh", buf = "" }, Tcp)
+  self:_own(owner, s)
+  return s
+end
+
+function Tcp.settimeout() return 1 end
+function Tcp.setoption() return 1 end
+function Tcp:getsockname() return self.ip, self.port end
+function Tcp:getpeername()
+  if not self.peer then return nil, "closed" end
+  return self.peer.ip, self.peer.port
+end
+
+function Tcp:bind(ip, port)
+  port = tonumber(port) or 0
+  if ip == "*" or ip == "0.0.0.0" then ip = self.ip end
+  if port == 0 then port = self.net:_port(ip) end
+  if self.net.tcp_listen[key(ip, port)] then return nil, "address already in use" end
+  self.ip, self.port, self.state = ip, port, "bound"
+  return 1
+end
+
+function Tcp:listen()
+  if self.state ~= "bound" then return nil, "not bound" end
+  self.state, self.backlog = "listening", {}
+  self.net.tcp_listen[key(self.ip, self.port)] = self
+  return 1
+end
+
+function Tcp:accept()
+  if self.state ~= "listening" then return nil, "closed" end
+  local c = table.remove(self.backlog, 1)
+  if not c then return nil, "timeout" end
+  return c
+end
+
+function Tcp:connect(ip, port)
+  if self.state == "connected" then return nil, "already connected" end
+  if self.state == "closed" then return nil, "closed" end
+  local l = self.net.tcp_listen[key(tostring(ip), tonumber(port))]
+  if not l then return nil, "connection refused" end
+  if not self.port then self.port = self.net:_port(self.ip) end
+  local other = setmetatable({ net = self.net, owner = l.owner, ip = l.ip, port = l.port,
+    state = "connected", buf = "", peer = self }, Tcp)
+  self.net:_own(l.owner, other)
+  self.peer, self.state = other, "connected"
+  local backlog = l.backlog
+  backlog[#backlog + 1] = other
+  self.net.on_ready(l.owner, l)
+  return 1
+end
+
+function Tcp:send(data, i, j)
+  if self.state ~= "connected" or not self.peer then return nil, "closed", (i or 1) - 1 end
+  i, j = i or 1, j or #data
+  local piece = (i == 1 and j == #data) and data or sub(data, i, j)
+  local p = self.peer
+  if p.state == "connected" then
+    p.buf = p.buf .. piece
+    self.net.on_ready(p.owner, p)
+  end
+  return j
+end
+
+function Tcp:readable()
+  if self.state == "listening" then return #self.backlog > 0 end
+  return #self.buf > 0 or self.state ~= "connected" or self.eof == true
+end
+
+function Tcp:writable() return self.state == "connected" end
+
+function Tcp:receive(pattern, prefix)
+  prefix = prefix or ""
+  pattern = pattern or "*l"
+  local buf = self.buf
+  local ended = self.eof or self.state ~= "connected"
+  if pattern == "*l" then
+    local nl = find(buf, "\n", 1, true)
+    if nl then
+      self.buf = sub(buf, nl + 1)
+      return prefix .. (sub(buf, 1, nl - 1):gsub("\r", ""))
+    end
+    self.buf = ""
+    return nil, ended and "closed" or "timeout", prefix .. buf
+  elseif pattern == "*a" then
+    self.buf = ""
+    if ended then return prefix .. buf end
+    return nil, "timeout", prefix .. buf
+  end
+  local n = tonumber(pattern)
+  if #buf >= n then
+    self.buf = sub(buf, n + 1)
+    return prefix .. sub(buf, 1, n)
+  end
+  self.buf = ""
+  return nil, ended and "closed" or "timeout", prefix .. buf
+end
+
+function Tcp:shutdown()
+  local p = self.peer
+  if p then p.eof = true; self.net.on_ready(p.owner, p) end
+  return 1
+end
+
+function Tcp:close()
+  if self.state == "closed" then return 1 end
+  local net = self.net
+  if self.state == "listening" then net.tcp_listen[key(self.ip, self.port)] = nil end
+  self.state = "closed"
+  local p = self.peer
+  if p and p.state == "connected" then
+    p.eof = true
+    net.on_ready(p.owner, p)
+  end
+  local list = net.owned[self.owner]
+  if list then list[self] = nil end
+  return 1
+end
+
+-- UDP ---------------------------------------------------------------------------------------
+local Udp = {}
+Udp.__index = Udp
+
+function Net:udp(owner, ip)
+  local s = setmetatable({ net = self, owner = owner, ip = ip, queue = {}, head = 1, tail = 0 }, Udp)
+  self:_own(owner, s)
+  return s
+end
+
+Udp.settimeout, Udp.setoption = Tcp.settimeout, Tcp.setoption
+function Udp:getsockname() return self.ip, self.port end
+
+function Udp:setsockname(ip, port)
+  port = tonumber(port) or 0
+  if ip == "*" or ip == "0.0.0.0" then ip = self.ip end
+  if port == 0 then port = self.net:_port(ip) end
+  if self.net.udp_bound[key(ip, port)] then return nil, "address already in use" end
+  self.ip, self.port = ip, port
+  self.net.udp_bound[key(ip, port)] = self
+  return 1
+end
+
+function Udp:setpeername(ip, port)
+  if ip == "*" then self.peer_ip, self.peer_port = nil, nil; return 1 end
+  self.peer_ip, self.peer_port = tostring(ip), tonumber(port)
+  return 1
+end
+
+function Udp:getpeername()
+  if not self.peer_ip then return nil, "closed" end
+  return self.peer_ip, self.peer_port
+end
+
+function Udp:sendto(data, ip, port)
+  if self.closed then return nil, "closed" end
+  if not self.port then self:setsockname(self.ip, 0) end
+  local dest = self.net.udp_bound[key(tostring(ip), tonumber(port))]
+  if dest and not dest.closed then  -- nobody bound there: the datagram is lost, as on a LAN
+    dest.tail = dest.tail + 1
+    dest.queue[dest.tail] = { data, self.ip, self.port }
+    self.net.on_ready(dest.owner, dest)
+  end
+  return #data
+end
+
+function Udp:send(data)
+  if not self.peer_ip then return nil, "not connected" end
+  return self:sendto(data, self.peer_ip, self.peer_port)
+end
+
+function Udp:readable() return self.head <= self.tail or self.closed == true end
+function Udp:writable() return not self.closed end
+
+function Udp:receivefrom(size)
+  if self.closed then return nil, "closed" end
+  if self.head > self.tail then return nil, "timeout" end
+  local d = self.queue[self.head]
+  self.queue[self.head] = nil
+  self.head = self.head + 1
+  local data = d[1]
+  if size and #data > size then data = sub(data, 1, size) end
+  return data, d[2], d[3]
+end
+
+function Udp:receive(size)
+  local data, err = self:receivefrom(size)
+  return data, err
+end
+
+function Udp:close()
+  if self.closed then return 1 end
+  self.closed = true
+  if self.port then self.net.udp_bound[key(self.ip, self.port)] = nil end
+  local list = self.net.owned[self.owner]
+  if list then list[self] = nil end
+  return 1
+end
+
+return M
