@@ -341,7 +341,7 @@ class Instance:
         """The FIFO the held runtime reads one byte from. Opened read-write here, so the
         runtime's open never blocks and a byte written before it reads is not lost."""
         path = self.workdir / GATE_FILE
-        os.mkfifo(path, 0o600)
+        os.mkfifo(path, 0o644)  # readable by the Docker sandbox user too (the directory is chowned to it)
         self.gate = os.open(path, os.O_RDWR | os.O_NONBLOCK | os.O_CLOEXEC)
         self.held = True
 

@@ -88,6 +88,27 @@ async def test_a_docker_daemon_runs_a_job_of_3_instances_end_to_end(
     print(f"docker daemon test: {time.monotonic() - t0:.1f} s")
 
 
+async def test_a_churn_job_on_docker_joins_at_the_instant_and_leaves_gracefully(
+    controller: FakeController, run_daemon, engine: docker.DockerClient,
+) -> None:
+    """The held join's gate (a FIFO the daemon creates) opens inside the container, whose user is
+    not the daemon's; a graceful leave reaches LuaJIT in the container."""
+    from .test_churn import churn_deploy
+
+    code = ('print("up")\nevents.on_leave(function() print("bye") end)\n'
+            'events.run(function() while true do events.sleep(0.1) end end)')
+    events = {"1": [[1.0, "join", False], [2.5, "leave", True]]}
+    async with run_daemon(name=NAME, sandbox="docker"):
+        await churn_deploy(controller, 61, code, events, nodes=1, end=4.0, lead=0.3)
+        running = await controller.wait_until(
+            lambda: [m for m in controller.states(61, 1) if m["state"] == "RUNNING"], timeout=15)
+        assert abs(running[0]["churn"]["t"] - 1.0) < 0.1, running
+        final = await controller.wait_final(61, 1, timeout=10)
+        assert (final["state"], final["reason"]) == ("ENDED", "left at 2.5 s by the scenario (gracefully)"), final
+        texts = [ln["text"] for ln in controller.lines(61, 1)]
+        assert texts[0] == "up" and "bye" in texts, texts
+
+
 def _any_sandbox_image(engine: docker.DockerClient) -> str:
     from splayd.docker_image import IMAGE_REPO
 
