@@ -28,10 +28,10 @@ def bin_width(duration: float) -> float:
     return 86400.0
 
 
-def _load(text: str, seed: int) -> tuple[str, Any, list[dict[str, Any]]]:
-    """(kind, schedule or None, errors)."""
+def _load(text: str, seed: int) -> tuple[str | None, Any, list[dict[str, Any]]]:
+    """(kind (None: too large to tell), schedule or None, errors)."""
     if len(text.encode()) > MAX_TEXT_BYTES:
-        return "", None, [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]
+        return None, None, [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]
     kind = churn.load_kind(text)
     errors = churn.script_errors(text) if kind == "script" else []
     plan = None
@@ -43,13 +43,17 @@ def _load(text: str, seed: int) -> tuple[str, Any, list[dict[str, Any]]]:
     return kind, plan, [{"line": e.line, "column": e.column, "message": e.message} for e in errors]
 
 
+def _failed(kind: str | None, errors: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"errors": errors} if kind is None else {"kind": kind, "errors": errors}
+
+
 def churn_trace(text: str, seed: int = 1, start: float | None = None, end: float | None = None,
                 speedup: float | None = None, amplitude: float | None = None) -> dict[str, Any]:
     """{errors} of the text, {errors: [], problem} of the tools' settings, or {errors: [],
     trace, nodes, dropped_network}: a trace has no network statements, they are counted."""
     kind, plan, errors = _load(text, seed)
     if plan is None:
-        return {"kind": kind, "errors": errors}
+        return _failed(kind, errors)
     try:
         nodes = churn.derive_trace(plan.trace(), start=start, end=end, speedup=speedup,
                                    amplitude=amplitude, seed=seed)
@@ -62,7 +66,7 @@ def churn_trace(text: str, seed: int = 1, start: float | None = None, end: float
 def churn_preview(text: str, seed: int = 1) -> dict[str, Any]:
     kind, plan, errors = _load(text, seed)
     if plan is None:
-        return {"kind": kind, "errors": errors} if kind else {"errors": errors}
+        return _failed(kind, errors)
     duration = plan.duration
     width = bin_width(duration)
     return {

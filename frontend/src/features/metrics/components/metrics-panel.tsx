@@ -1,9 +1,10 @@
 import { useMemo, useRef, useState } from "react";
 import type uPlot from "uplot";
+import { download, downloadText } from "@/lib/download";
 import { useComparedRuns } from "../hooks/use-compared-runs";
 import type { MetricHistoryState } from "../hooks/use-metric-stream";
 import { parseJobIds } from "../lib/compare-ids";
-import { download, seriesCsv } from "../lib/export";
+import { seriesCsv } from "../lib/export";
 import { cdf, displayUnit, formatValue, nodeCounters, quantile, type MetricStore } from "../lib/metric-store";
 import { windowStats } from "../lib/time-windows";
 import { CdfPlot } from "./cdf-plot";
@@ -76,7 +77,7 @@ export function MetricsPanel({ store, version, history, jobId, nodeCount, runLab
       <MetricsToolbar names={names} name={series.name} kind={series.kind} onName={setChosen}
         logScale={logScale} onLogScale={setLogScale} n={series.values.length} summary={view.summary}
         compareText={compareText} onCompareText={setCompareText}
-        onCsv={() => download(`${series.name}.csv`, URL.createObjectURL(new Blob([seriesCsv(series)], { type: "text/csv" })))}
+        onCsv={() => downloadText(`${series.name}.csv`, seriesCsv(series), "text/csv")}
         onPngCdf={() => png(cdfPlot.current, "cdf")} onPngSeries={() => png(seriesPlot.current, "timeseries")} />
       {series.kind === "observe" && compared.notes.length > 0 && <p className="metrics-notes form-error">{compared.notes.join(" · ")}</p>}
       <div className="metrics-grid">

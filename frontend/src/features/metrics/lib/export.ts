@@ -21,13 +21,3 @@ export function seriesCsv(series: MetricSeries): string {
   }
   return `${rows.join("\n")}\n`;
 }
-
-/** Saves `href` (an object or data URL) as a file named `name`. */
-export function download(name: string, href: string): void {
-  const a = document.createElement("a");
-  a.href = href;
-  a.download = name;
-  a.click();
-  // The download reads the blob asynchronously: free it a while later, not at once.
-  if (href.startsWith("blob:")) setTimeout(() => URL.revokeObjectURL(href), 60_000);
-}

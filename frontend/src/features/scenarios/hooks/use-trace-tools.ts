@@ -1,4 +1,5 @@
 import { useRef, useState } from "react";
+import { downloadText } from "@/lib/download";
 import { isTraceOk, type ChurnTrace } from "@/types/api";
 import { useTraceScenario } from "../api/trace-scenario";
 import {
@@ -16,19 +17,6 @@ interface TraceToolsOptions {
   opened: number;
   /** Replaces the editor's text (an edit: Ctrl+Z in the editor undoes it). */
   onText: (text: string) => void;
-}
-
-/** Saves `text` as a file named `name` (a temporary <a download> on a Blob). */
-function saveText(name: string, text: string): void {
-  const href = URL.createObjectURL(new Blob([text], { type: "text/plain" }));
-  const a = document.createElement("a");
-  a.href = href;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  // the download reads the blob asynchronously: free it a while later, not at once
-  setTimeout(() => URL.revokeObjectURL(href), 60_000);
 }
 
 /** The trace tools on the editor's text (POST /api/scenarios/trace/; nothing is saved): convert it
@@ -55,7 +43,7 @@ export function useTraceTools({ text, name, opened, onText }: TraceToolsOptions)
     if (!isTraceOk(answer)) return setOutcome({ opened: sent.opened, errors: [textErrorsLine(answer.errors)] });
     if (action === "download") {
       const file = traceFileName(name);
-      saveText(file, answer.trace);
+      downloadText(file, answer.trace);
       return setOutcome({ opened: sent.opened, result: traceResultLine(answer, file) });
     }
     // typed into, or another scenario opened, meanwhile: the trace is of a text that is gone
