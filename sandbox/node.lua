@@ -50,30 +50,8 @@ local function is_memory_error(err)
   return err == MEMORY_ERROR
 end
 
--- Keep the message and the student's frames; drop the runtime's own (node.lua, splaylab/*, [C]).
-local function clean_traceback(tb)
-  local kept = {}
-  local first = true
-  for line in (tb .. "\n"):gmatch("(.-)\n") do
-    local internal = not first and ( line:find("node.lua:", 1, true) or line:find("splaylab/", 1, true)
-      or line:find("[C]: in function 'xpcall'", 1, true)
-      or line:find("[C]: in function 'resume'", 1, true) or line:find("[C]: in ?", 1, true)
-      or line:find("^%s*%[C%]: at 0x"))
-    first = false
-    if not internal then kept[#kept + 1] = line end
-  end
-  return table.concat(kept, "\n")
-end
-
 local function runtime_error(tb)
-  tb = clean_traceback(tb)
-  -- LuaJIT's interpreter raises "stack overflow" with no location: name the student's line
-  -- from the first frame of app.lua in the traceback.
-  if not tb:find("^app%.lua:%d+:") then
-    local line = tb:match("\n%s*app%.lua:(%d+):")
-    if line then tb = "app.lua:" .. line .. ": " .. tb end
-  end
-  output.write("error", tb)
+  output.write("error", require("splaylab.boot").error_text(tb))
   finish(EXIT_RUNTIME)
 end
 

@@ -7,6 +7,7 @@ require, bound to this node's platform identity.
 Usage: local boot = require "splaylab.boot"
   local limits = boot.build_limits(spec.limits); local job = boot.build_job(spec, limits)
   local modules, loaders, fs = boot.runtime_modules(spec, job, limits)
+  output.write("error", boot.error_text(debug.traceback(co, err)))   -- a runtime error's record
 ]]
 local M = { _NAME = "splaylab.boot", _VERSION = "0.1" }
 
@@ -120,6 +121,41 @@ function M.runtime_modules(spec, job, limits)
     ["splay.metrics"] = lazy "splaylab.metrics",
   }
   return modules, loaders, fs
+end
+
+-- A runtime error's text: the message and the student's frames, without the runtime's own
+-- (node.lua, sim.lua, splaylab/*, [C]). String functions are called directly, not as methods:
+-- the string metatable indexes the student's own (changeable) string table.
+local find, match, gmatch, concat = string.find, string.match, string.gmatch, table.concat
+local RUNTIME_FRAMES = { "node.lua:", "sim.lua:", "splaylab/", "[C]: in function 'xpcall'",
+  "[C]: in function 'resume'", "[C]: in ?" }
+
+local function clean_traceback(tb)
+  local kept = {}
+  local first = true
+  for line in gmatch(tb .. "\n", "(.-)\n") do
+    local internal = false
+    if not first then
+      for _, frame in ipairs(RUNTIME_FRAMES) do
+        if find(line, frame, 1, true) then internal = true; break end
+      end
+      internal = internal or find(line, "^%s*%[C%]: at 0x") ~= nil
+    end
+    first = false
+    if not internal then kept[#kept + 1] = line end
+  end
+  return concat(kept, "\n")
+end
+
+function M.error_text(tb)
+  tb = clean_traceback(tostring(tb))
+  -- LuaJIT's interpreter raises "stack overflow" with no location: name the student's line
+  -- from the first frame of app.lua in the traceback.
+  if not find(tb, "^app%.lua:%d+:") then
+    local line = match(tb, "\n%s*app%.lua:(%d+):")
+    if line then tb = "app.lua:" .. line .. ": " .. tb end
+  end
+  return tb
 end
 
 return M

@@ -15,7 +15,7 @@ Usage: local net = vnet.new(on_ready); local s = net:tcp(owner, ip); s:bind(ip, 
 ]]
 local M = { _NAME = "splaylab.sim.vnet", _VERSION = "0.1" }
 
-local setmetatable, tostring, tonumber, pairs = setmetatable, tostring, tonumber, pairs
+local setmetatable, tostring, tonumber, pairs, ipairs = setmetatable, tostring, tonumber, pairs, ipairs
 local find, sub = string.find, string.sub
 
 local Net = {}
@@ -23,12 +23,16 @@ Net.__index = Net
 
 function M.new(on_ready)
   return setmetatable({ on_ready = on_ready or function() end, tcp_listen = {}, udp_bound = {},
-    ephemeral = {}, owned = {} }, Net)
+    ephemeral = {}, owned = {}, created = 0 }, Net)
 end
 
 local function key(ip, port) return ip .. ":" .. tostring(port) end
 
+-- Every socket gets a creation number `id`: the simulator orders ready sockets and closings by
+-- it, never by `pairs` (whose order follows addresses).
 function Net:_own(owner, s)
+  self.created = self.created + 1
+  s.id = self.created
   local list = self.owned[owner]
   if not list then list = {}; self.owned[owner] = list end
   list[s] = true
@@ -45,7 +49,10 @@ function Net:close_owner(owner)
   local list = self.owned[owner]
   if not list then return end
   self.owned[owner] = nil
-  for s in pairs(list) do s:close() end
+  local socks = {}
+  for s in pairs(list) do socks[#socks + 1] = s end
+  table.sort(socks, function(a, b) return a.id < b.id end)
+  for _, s in ipairs(socks) do s:close() end
 end
 
 -- TCP ---------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ process-wide math.random would make a node's draws depend on the others').
 
 Usage: local world = require("splaylab.sim.world")
   world.init(lib_dir)                       -- sandbox/lib
-  local w = world.new({["splaylab.platform"] = p}, seed)   -- preset modules, the node's seed
+  local w = world.new(preset, seed, globals)  -- modules given as they are, the node's seed, more globals
   w.require("splaylab.boot")
 ]]
 local M = { _NAME = "splaylab.sim.world", _VERSION = "0.1" }
@@ -57,11 +57,13 @@ function M.new_math(seed)
   return m
 end
 
-function M.new(preset, seed)
+-- globals: more of the node's own globals (the simulator's virtual-time `os`)
+function M.new(preset, seed, globals)
   local loaded = {}
   for k, v in pairs(preset or {}) do loaded[k] = v end
   local node_math = M.new_math(seed)
   local node_G = setmetatable({ math = node_math }, { __index = _G })
+  for k, v in pairs(globals or {}) do node_G[k] = v end
   local function req(name)
     local m = loaded[name]
     if m ~= nil then return m end

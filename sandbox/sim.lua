@@ -1,0 +1,258 @@
+--[[
+sim.lua - the simulator's entry point: every node of a job in this one LuaJIT process, on a
+virtual clock (docs/simulation.md).
+
+  luajit sandbox/sim.lua sim.json       (sandbox/simulate.py writes sim.json and runs this)
+
+sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], net: [block per node] | null,
+churn: [[t, position, "join"|"leave", graceful]...] | null (null: every node joins at 0),
+stop_reason, limits, spin_limit (CPU seconds one node may compute without waiting), grace}.
+
+Each node gets its own instance of the runtime (splaylab.sim.world), a platform on virtual
+time (splaylab.sim.kernel), its own directory workdir/node-K[.session], its own `os` whose
+time, clock and date read the virtual clock (epoch 2026-01-01T00:00:00Z), and runs app.lua
+exactly as node.lua does. Student code runs interpreted (jit.off), so that a count hook can
+stop a node that computes without end; the runtime's own code keeps the JIT.
+
+stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
+output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]) or
+`fatal` (the run stopped: TEXT says why). stderr: `progress VT EVENTS EVENTS_PER_S NODES` about
+once a second of wall time. Exit status: 0 every node ended well or ran to the end, 1 a node
+failed, 2 bad input, 4 out of memory, 5 a node computed too long without waiting.
+Determinism: nothing here reads the wall clock except progress and the spin check, and those
+allocate nothing on the Lua heap (addresses decide `pairs` order, docs/simulation.md).
+]]
+local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+package.path = here .. "/lib/?.lua;" .. here .. "/lib/?/init.lua;" .. package.path
+
+local cjson = require "cjson"
+local ffi = require "ffi"
+local lfs = require "lfs"
+local world = require "splaylab.sim.world"
+local kernel_lib = require "splaylab.sim.kernel"
+local real_socket = require "socket"
+
+local format, floor = string.format, math.floor
+local EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MEMORY, EXIT_SPIN = 0, 1, 2, 4, 5
+local MEMORY_ERROR = "not enough memory"
+local VIRTUAL_EPOCH = 1767225600   -- os.time() at virtual t = 0: 2026-01-01T00:00:00Z
+local HOOK_EVERY = 1000000         -- interpreted instructions between two spin checks
+
+ffi.cdef [[ int dprintf(int fd, const char *format, ...); ]]
+
+local function read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then io.stderr:write("sim.lua: cannot open ", tostring(path), ": ", tostring(err), "\n"); os.exit(EXIT_USAGE) end
+  local data = f:read("*a")
+  f:close()
+  return data
+end
+
+local spec = cjson.decode(read_file(arg[1] or "sim.json"))
+for key, v in pairs(spec) do if v == cjson.null then spec[key] = nil end end
+world.init(here .. "/lib")
+local src = read_file(spec.app)
+if src:sub(1, 1) == "\27" then src = nil end
+
+-- records out --------------------------------------------------------------------------------
+local out, nout = {}, 0
+local function flush_out()
+  if nout > 0 then
+    io.stdout:write(table.concat(out, "", 1, nout))
+    io.stdout:flush()
+    for i = 1, nout do out[i] = nil end
+    nout = 0
+  end
+end
+local function emit(k, t, level, text)
+  nout = nout + 1
+  out[nout] = format("%d\t%.3f\t%s\t%s\n", k, t, level, text)
+  if nout >= 256 then flush_out() end
+end
+
+local kernel
+
+-- The whole run stops: one record saying why, then exit.
+local function fatal(k, text, code)
+  emit(k, kernel.now, "fatal", (text:gsub("\n", " ")))
+  flush_out()
+  os.exit(code)
+end
+
+-- the nodes ----------------------------------------------------------------------------------
+local seed = tonumber(spec.seed) or 1
+local sessions = {}
+
+local function virtual_os()
+  local v = {}
+  for name, f in pairs(os) do v[name] = f end
+  function v.time(t)
+    if t ~= nil then return os.time(t) end
+    return floor(VIRTUAL_EPOCH + kernel.now)
+  end
+  function v.clock() return kernel.now end
+  function v.date(fmt, t) return os.date(fmt, t or floor(VIRTUAL_EPOCH + kernel.now)) end
+  return v
+end
+
+local function node_dir(k)
+  sessions[k] = (sessions[k] or 0) + 1
+  local dir = spec.workdir .. "/node-" .. k .. (sessions[k] > 1 and ("." .. sessions[k]) or "")
+  assert(lfs.mkdir(dir))
+  return dir
+end
+
+-- Loaded chunks of student code run interpreted too (see HOOK_EVERY).
+local function interpreted(loader)
+  return function(...)
+    local f, err = loader(...)
+    if f then jit.off(f, true) end
+    return f, err
+  end
+end
+
+-- Methods on strings ("x"):upper() index the running node's own string table, as in a
+-- one-node process; between nodes, the real one. (env.build points the metatable at the
+-- node's table, as node.lua wants: start_node puts this function back.)
+local string_of_node = string
+local function string_index(_, key) return string_of_node[key] end
+getmetatable("").__index = string_index
+
+local function start_node(node)
+  local k = node.k
+  local w = world.new(nil, seed, { os = virtual_os() })
+  local platform = w.require("splaylab.platform")
+  platform.install(node.platform)
+  local output = w.require("splaylab.output")
+  output.settings.out = {
+    write = function(_, level, _, line) emit(k, kernel.now, level, line) end,
+    flush = function() end,
+  }
+  local boot = w.require("splaylab.boot")
+  local events = w.require("splaylab.events")
+  local node_spec = { me = spec.nodes[k], nodes = spec.nodes, position = k, job_id = spec.job_id or 0,
+    duration = spec.time, list_type = "head", seed = seed, limits = spec.limits,
+    net = spec.net and spec.net[k] or nil, net_epoch = 0, fs_root = node_dir(k) }
+  local limits = boot.build_limits(node_spec.limits)
+  local job = boot.build_job(node_spec, limits)
+  local modules, loaders, fs = boot.runtime_modules(node_spec, job, limits)
+  local stdout_stream = output.stream("print")
+  local function print_(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    output.write("print", table.concat(parts, "\t"))
+  end
+  local env = w.require("splaylab.env").build {
+    job = job, events = events, log = w.require("splaylab.log"), misc = w.require("splaylab.misc"),
+    print = print_, io_write = stdout_stream.write, modules = modules, loaders = loaders,
+    io_extra = fs.io_functions(), os_extra = fs.os_functions(),
+  }
+  node.string = env.string
+  string_of_node = env.string
+  getmetatable("").__index = string_index
+  env.load, env.loadstring, env.loadfile = interpreted(env.load), interpreted(env.loadstring), interpreted(env.loadfile)
+
+  local function failed(text, code)
+    stdout_stream.flush()
+    output.write("error", text)
+    platform.exit(code)
+  end
+  local function handler(err)
+    if err == MEMORY_ERROR then return err end
+    local ok, tb = pcall(debug.traceback, tostring(err), 2)
+    return ok and tb or tostring(err)
+  end
+  events.on_error = function(co, err)
+    if err == MEMORY_ERROR then return fatal(k, "out of memory", EXIT_MEMORY) end
+    failed(boot.error_text(debug.traceback(co, tostring(err))), 1)
+  end
+  events.on_exit = function()
+    stdout_stream.flush()
+    platform.exit(0)
+  end
+
+  if not src then return failed("app.lua:1: precompiled bytecode is not accepted, send Lua source", 2) end
+  local chunk, syntax_err = load(src, "=app.lua", "t", env)
+  if not chunk then return failed(tostring(syntax_err), 2) end
+  jit.off(chunk, true)
+  local ok, err = xpcall(chunk, handler)
+  if ok and events.pending() > 0 then ok, err = xpcall(events.run, handler) end
+  stdout_stream.flush()
+  if not ok then
+    if err == MEMORY_ERROR then return fatal(k, "out of memory", EXIT_MEMORY) end
+    failed(boot.error_text(err), 1)
+  end
+end
+
+
+-- A node that computes for more than spin_limit CPU seconds without waiting stops the run.
+local clock = os.clock
+local spin_limit = tonumber(spec.spin_limit) or 10
+local resumed_at = 0
+kernel = kernel_lib.new {
+  start_node = start_node,
+  emit = emit,
+  grace = tonumber(spec.grace) or 2,
+  before_resume = function(node)
+    string_of_node = node.string or string
+    resumed_at = clock()
+  end,
+  after_resume = function() string_of_node = string end,
+}
+debug.sethook(function()
+  local node = kernel.current
+  if node and clock() - resumed_at > spin_limit then
+    local info = debug.getinfo(2, "Sl")
+    local where = info and info.short_src == "app.lua" and (" (at app.lua:" .. tostring(info.currentline) .. ")") or ""
+    fatal(node.k, format("simulation stopped: node %d computed for more than %g s of CPU without "
+      .. "waiting, at virtual time %.3f s%s - an endless loop in a handler?", node.k, spin_limit,
+      kernel.now, where), EXIT_SPIN)
+  end
+end, "", HOOK_EVERY)
+
+-- churn and the run --------------------------------------------------------------------------
+local function churn_event(t, k, kind, graceful)
+  local node = kernel.up[k]
+  local alive = node ~= nil and node.left == nil
+  if kind == "join" then
+    if alive then return end
+    emit(k, kernel.now, "churn", format("join\t%s", t))
+    kernel:start(k, { ip = spec.nodes[k].ip })
+  elseif alive then
+    emit(k, kernel.now, "churn", format("leave\t%s%s", t, graceful and "\t1" or ""))
+    kernel:leave(node, graceful)
+  end
+end
+
+if spec.churn then
+  for _, e in ipairs(spec.churn) do
+    local t, k, kind, graceful = tonumber(e[1]), tonumber(e[2]), e[3], e[4] == true
+    kernel:at(t, function() churn_event(t, k, kind, graceful) end)
+  end
+else
+  for k = 1, #spec.nodes do kernel:start(k, { ip = spec.nodes[k].ip }) end
+end
+
+-- Progress on stderr, about once a second: C formatting, nothing on the Lua heap.
+local gettime = real_socket.gettime
+local started, last_report, last_events = gettime(), gettime(), 0
+local function on_tick(k)
+  local t = gettime()
+  if t - last_report >= 1 then
+    ffi.C.dprintf(2, "progress %.3f %.0f %.0f %.0f\n", k.now, k.events,
+      (k.events - last_events) / (t - last_report), k.started)
+    last_report, last_events = t, k.events
+  end
+end
+
+local until_t = tonumber(spec["until"]) or tonumber(spec.time)
+local ok, err = pcall(kernel.run, kernel, until_t, on_tick, 1024)
+if not ok then
+  if err == MEMORY_ERROR then fatal(kernel.current and kernel.current.k or 0, "out of memory", EXIT_MEMORY) end
+  fatal(0, "splaylab simulator internal error: " .. tostring(err), 3)
+end
+kernel:stop_all(spec.stop_reason or format("stopped: duration of %g s reached", until_t))
+flush_out()
+local wall = gettime() - started
+ffi.C.dprintf(2, "done %.3f %.0f %.0f %.0f\n", kernel.now, kernel.events, kernel.events / (wall > 0 and wall or 1), kernel.started)
+os.exit(kernel.failed and EXIT_FAILED or EXIT_OK)

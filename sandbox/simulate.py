@@ -1,0 +1,236 @@
+"""Run a job in simulation: every node in one LuaJIT process on a virtual clock (sandbox/sim.lua,
+docs/simulation.md). Used by `./splaylab run --sim` (run_local.py) and by the controller's
+simulation task (backend/jobs/simulation.py). Standard library only.
+
+    result = simulate(SimJob(app=..., nodes=N, time=S, seed=K, ...), on_record, on_progress)
+
+on_record(position, t, level, text) gets every node record (t: virtual seconds; level: a node
+output level, or "exit" / "churn" / "fatal" as sim.lua documents); on_progress(Progress) about
+once a second of wall time. The process runs with rlimits (address space, CPU, file size) and a
+wall-clock limit; under bubblewrap when present: no network, read-only system, its own
+directory only.
+
+Reproducibility: LuaJIT orders `pairs` by addresses and by a string hash seeded per process
+from getrandom. Here the process runs with address randomization off (setarch -R) and, under
+bubblewrap, a seccomp filter that answers ENOSYS to getrandom plus a fixed file over
+/dev/urandom, so that the same inputs give byte-identical records. Without bubblewrap
+`SimResult.reproducible` is False and reruns may order `pairs` differently.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import resource
+import selectors
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+SANDBOX = Path(__file__).resolve().parent
+SIM_LUA = SANDBOX / "sim.lua"
+DAEMON_DIR = SANDBOX.parent / "daemon"
+EXIT_TEXT = {1: "a node failed", 2: "bad input", 3: "simulator internal error", 4: "out of memory",
+             5: "a node computed without end"}
+
+# seccomp: getrandom -> ENOSYS (LuaJIT then reads /dev/urandom, which is a fixed file here).
+_AUDIT_ARCH = {"x86_64": (0xC000003E, 318), "aarch64": (0xC00000B7, 278)}
+_SECCOMP_RET_ALLOW, _SECCOMP_RET_ERRNO, _ENOSYS = 0x7FFF0000, 0x00050000, 38
+
+
+def seccomp_no_getrandom() -> bytes | None:
+    """A classic-BPF seccomp program (bwrap --seccomp) refusing getrandom; None on other machines."""
+    arch = _AUDIT_ARCH.get(platform.machine())
+    if arch is None:
+        return None
+    audit_arch, nr = arch
+
+    def ins(code: int, jt: int, jf: int, k: int) -> bytes:
+        return struct.pack("<HBBI", code, jt, jf, k)
+    ld_abs, jeq, ret = 0x20, 0x15, 0x06
+    return b"".join([
+        ins(ld_abs, 0, 0, 4),                 # seccomp_data.arch
+        ins(jeq, 0, 3, audit_arch),           # another ABI: allow
+        ins(ld_abs, 0, 0, 0),                 # seccomp_data.nr
+        ins(jeq, 0, 1, nr),
+        ins(ret, 0, 0, _SECCOMP_RET_ERRNO | _ENOSYS),
+        ins(ret, 0, 0, _SECCOMP_RET_ALLOW),
+    ])
+
+
+@dataclass
+class SimJob:
+    app: Path
+    nodes: int
+    time: float
+    seed: int = 1
+    net_blocks: list[Any] | None = None     # per node, sandbox/netmodel.py compile_job
+    churn: list[tuple[float, int, str, bool]] | None = None   # (t, position, join|leave, graceful)
+    until: float | None = None              # end earlier than time (a scenario's stop)
+    stop_reason: str | None = None
+    limits: dict[str, Any] | None = None
+    spin_limit: float = 10.0                # CPU s one node may compute without waiting
+    max_mem: int = 4 * 1024 ** 3            # address space of the whole simulation
+    max_cpu: int = 3600                     # CPU seconds of the whole simulation
+    max_wall: float = 3600.0
+    job_id: int = 0
+
+
+@dataclass
+class Progress:
+    virtual_t: float
+    events: int
+    events_per_s: float
+    nodes_started: int
+
+
+@dataclass
+class SimResult:
+    code: int                 # sim.lua's exit status (or -signal)
+    reproducible: bool        # ran with fixed addresses and hash seed
+    wall_s: float = 0.0
+    final: Progress | None = None
+    failure: str | None = None   # why the whole run stopped, when it did
+    stderr: list[str] = field(default_factory=list)
+
+
+def node_addresses(n: int) -> list[dict[str, Any]]:
+    """The simulated nodes' addresses: as a local live run's (127.0.0.1, one port each)."""
+    return [{"ip": "127.0.0.1", "port": 20000 + i} for i in range(n)]
+
+
+def _argv(luajit: str, spec_path: Path, workdir: Path, seed_file: Path, seccomp_fd: int | None) -> tuple[list[str], bool]:
+    argv = [luajit, str(SIM_LUA), str(spec_path)]
+    bwrap = shutil.which("bwrap")
+    reproducible = False
+    if bwrap and seccomp_fd is not None:
+        if str(DAEMON_DIR) not in sys.path:
+            sys.path.insert(0, str(DAEMON_DIR))
+        from splayd.isolation import bwrap_argv  # the daemon's own sandbox, one definition
+        wrap = bwrap_argv(bwrap, SANDBOX, luajit, workdir)[:-1]   # without its "--"
+        # --unshare-user: without it, root's exec into the capability-less sandbox clears the
+        # "no address randomization" personality flag (setarch -R) on the way.
+        wrap += ["--unshare-user", "--unshare-net", "--ro-bind", str(seed_file), "/dev/urandom",
+                 "--seccomp", str(seccomp_fd), "--"]
+        argv = wrap + argv
+        reproducible = True
+    setarch = shutil.which("setarch")
+    if setarch:
+        argv = [setarch, platform.machine(), "-R"] + argv
+    else:
+        reproducible = False
+    return argv, reproducible
+
+
+def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
+             on_progress: Callable[[Progress], None] | None = None,
+             workdir: Path | None = None, keep: bool = False) -> SimResult:
+    luajit = shutil.which("luajit")
+    if not luajit:
+        raise RuntimeError("luajit not found (apt-get install luajit)")
+    root = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix="splaylab-sim-"))
+    root.mkdir(parents=True, exist_ok=True)
+    nodes_dir = root / "nodes"
+    nodes_dir.mkdir(exist_ok=True)
+    spec = {
+        "app": str(root / "app.lua"), "workdir": str(nodes_dir), "time": job.time, "seed": job.seed,
+        "nodes": node_addresses(job.nodes), "net": job.net_blocks, "churn": job.churn,
+        "until": job.until if job.until is not None else job.time, "stop_reason": job.stop_reason,
+        "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
+    }
+    shutil.copyfile(job.app, root / "app.lua")
+    spec_path = root / "sim.json"
+    spec_path.write_text(json.dumps(spec))
+    seed_file = root / "urandom"
+    seed_file.write_bytes(hashlib.sha256(b"splaylab-sim").digest() * 128)
+    bpf = seccomp_no_getrandom()
+    seccomp_file = None
+    if bpf is not None:
+        seccomp_file = tempfile.TemporaryFile()
+        seccomp_file.write(bpf)
+        seccomp_file.seek(0)
+    argv, reproducible = _argv(luajit, spec_path, root, seed_file,
+                               seccomp_file.fileno() if seccomp_file else None)
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (job.max_mem, job.max_mem))
+        resource.setrlimit(resource.RLIMIT_CPU, (job.max_cpu, job.max_cpu + 2))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024 * 1024,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    result = SimResult(code=0, reproducible=reproducible)
+    started = time.monotonic()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/nonexistent"}
+    proc = subprocess.Popen(argv, cwd=root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=limits,
+                            pass_fds=(seccomp_file.fileno(),) if seccomp_file else ())
+    if seccomp_file:
+        seccomp_file.close()
+    sel = selectors.DefaultSelector()
+    assert proc.stdout and proc.stderr
+    sel.register(proc.stdout, selectors.EVENT_READ, "out")
+    sel.register(proc.stderr, selectors.EVENT_READ, "err")
+    bufs = {"out": b"", "err": b""}
+    open_streams = 2
+
+    def on_line(kind: str, line: bytes) -> None:
+        text = line.decode("utf-8", "replace")
+        if kind == "out":
+            parts = text.split("\t", 3)
+            if len(parts) == 4:
+                k, t, level, rest = parts
+                if level == "fatal":
+                    result.failure = rest
+                on_record(int(k), float(t), level, rest)
+            return
+        words = text.split()
+        if len(words) == 5 and words[0] in ("progress", "done"):
+            p = Progress(float(words[1]), int(float(words[2])), float(words[3]), int(float(words[4])))
+            result.final = p
+            if on_progress and words[0] == "progress":
+                on_progress(p)
+        elif text.strip():
+            result.stderr.append(text)
+
+    try:
+        while open_streams:
+            if time.monotonic() - started > job.max_wall:
+                proc.kill()
+                result.failure = f"simulation stopped: wall-clock limit of {job.max_wall:g} s reached"
+                break
+            for key, _ in sel.select(timeout=1.0):
+                chunk = os.read(key.fd, 65536)
+                kind = key.data
+                if not chunk:
+                    sel.unregister(key.fileobj)
+                    open_streams -= 1
+                    if bufs[kind]:
+                        on_line(kind, bufs[kind])
+                    continue
+                *lines, bufs[kind] = (bufs[kind] + chunk).split(b"\n")
+                for line in lines:
+                    on_line(kind, line)
+        code = proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        sel.close()
+        if not keep and workdir is None:
+            shutil.rmtree(root, ignore_errors=True)
+    result.code = code
+    result.wall_s = time.monotonic() - started
+    if result.failure is None and code not in (0, 1):
+        if code in (-9, -24):   # SIGKILL / SIGXCPU: the CPU limit
+            result.failure = f"simulation stopped: CPU limit of {job.max_cpu} s reached"
+        else:
+            tail = result.stderr[-1] if result.stderr else ""
+            result.failure = f"simulation failed ({EXIT_TEXT.get(code, f'exit {code}')}){': ' + tail if tail else ''}"
+    return result
