@@ -123,9 +123,13 @@ class Output:
 
     def __init__(self, out: IO[str] | None, start: float, quiet: bool) -> None:
         self.out, self.start, self.quiet = out, start, quiet
+        self.virtual: float | None = None  # a simulation's virtual time: `t` and the console stamp
+
+    def _now(self) -> float:
+        return self.start + self.virtual if self.virtual is not None else time.time()
 
     def record(self, k: int, level: str, text: str) -> None:
-        now = time.time()
+        now = self._now()
         rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3)}
         if level == "metric":
             try:
@@ -142,7 +146,7 @@ class Output:
         self.write(rec, now)
 
     def churn(self, k: int, event: str, planned: float, graceful: bool = False) -> None:
-        now = time.time()
+        now = self._now()
         rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3), "kind": "churn", "event": event,
                                "planned": planned}
         if graceful:
@@ -150,13 +154,16 @@ class Output:
         self.write(rec, now)
 
     def exit(self, k: int, code: int, reason: str) -> None:
-        now = time.time()
+        now = self._now()
         self.write({"node": k, "t": round(now - self.start, 3), "kind": "exit", "code": code,
                     "text": reason}, now)
 
     def write(self, rec: dict[str, Any], now: float) -> None:
         if not self.quiet:
-            stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+            if self.virtual is not None:  # simulated: virtual seconds since the start
+                stamp = f"{self.virtual:>9.3f}s"
+            else:
+                stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
             if rec["kind"] == "metric":
                 body = f"metric {rec['name']}={rec['value']}" + (
                     f" {json.dumps(rec['fields'])}" if "fields" in rec else "")
@@ -259,7 +266,76 @@ def churn_plan(args: argparse.Namespace) -> str | None:
     return None
 
 
+def run_sim(args: argparse.Namespace) -> int:
+    """--sim: every node in one LuaJIT process on a virtual clock (sandbox/simulate.py); the same
+    console lines (stamped with virtual seconds) and JSONL records (t: virtual seconds)."""
+    if str(SANDBOX) not in sys.path:
+        sys.path.insert(0, str(SANDBOX))
+    import simulate  # sandbox/simulate.py
+    app = Path(args.app)
+    if not app.is_file():
+        print(f"run_local: no such file: {app}", file=sys.stderr)
+        return 2
+    plan = getattr(args, "churn_plan", None)
+    until, stop_reason = args.time, f"stopped: duration of {args.time} s reached"
+    churn = None
+    if plan is not None:
+        churn = [(e.t, e.node, e.kind, bool(e.graceful)) for e in plan.events if e.kind in ("join", "leave")]
+        if plan.end is not None and plan.end < args.time:
+            until, stop_reason = plan.end, f"stopped: the scenario's stop at {plan.end:g} s"
+    seed = args.seed if args.seed is not None else 1
+    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
+    output = Output(out_file, 0.0, args.quiet)
+    tty = sys.stderr.isatty()
+
+    def on_record(k: int, t: float, level: str, text: str) -> None:
+        output.virtual = t
+        if level == "exit":
+            code, _, reason = text.partition("\t")
+            output.exit(k, int(code), reason)
+        elif level == "churn":
+            parts = text.split("\t")
+            output.churn(k, parts[0], float(parts[1]), len(parts) > 2)
+        elif level == "fatal":
+            output.record(k, "error", text)
+        else:
+            output.record(k, *parse_line(f"{level}\t{text}".encode()))
+
+    def on_progress(p: Any) -> None:
+        if not args.quiet:
+            line = (f"sim: virtual {p.virtual_t:,.1f} s of {until:g} s, {p.events:,} events, "
+                    f"{p.events_per_s:,.0f} events/s, {p.nodes_started:,} nodes started")
+            sys.stderr.write(("\r" + line + "\x1b[K") if tty else line + "\n")
+            sys.stderr.flush()
+
+    job = simulate.SimJob(app=app, nodes=args.nodes, time=args.time, seed=seed,
+                          net_blocks=getattr(args, "net_blocks", None), churn=churn, until=until,
+                          stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit)
+    try:
+        result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
+    except RuntimeError as e:
+        print(f"run_local: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if out_file:
+            out_file.close()
+    if tty and not args.quiet:
+        sys.stderr.write("\n")
+    if not args.quiet:
+        p = result.final
+        if p is not None:
+            print(f"sim: {p.virtual_t:g} virtual s, {p.events:,} events in {result.wall_s:.1f} s "
+                  f"({p.events_per_s:,.0f} events/s), seed {seed}"
+                  + ("" if result.reproducible else " (NOT reproducible here: bubblewrap or setarch missing)"),
+                  file=sys.stderr)
+    if result.failure:
+        print(f"run_local: {result.failure}", file=sys.stderr)
+    return 0 if result.code == 0 else 1
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.sim:
+        return run_sim(args)
     if args.backend == "docker":
         return run_docker(args)
     app = Path(args.app)
@@ -550,6 +626,13 @@ def parser() -> argparse.ArgumentParser:
                         "in one hardened container (needs the Docker SDK and an engine)")
     p.add_argument("--churn", metavar="FILE", help="a churn script or trace (docs/churn.md): nodes join "
                    "and leave as it says (process backend)")
+    sim = p.add_argument_group("simulation (docs/simulation.md)")
+    sim.add_argument("--sim", action="store_true", help="simulate: every node in one process on a virtual clock; "
+                     "same seed, same output")
+    sim.add_argument("--spin-limit", type=float, default=10.0,
+                     help="CPU seconds one node may compute without waiting before the run stops (default 10)")
+    sim.add_argument("--sim-max-mem", type=int, default=4 * 1024 ** 3,
+                     help="address space of the whole simulation (bytes, default 4 GiB)")
     net = p.add_argument_group("emulated network (docs/network.md; every delay is ONE-WAY)")
     net.add_argument("--net", default="lan", help="lan (default), const:50ms, jitter:50ms:10ms, "
                      "transit-stub[:TRANSITS:STUBS], king, matrix:FILE, trace:FILE[:PERIOD]")
@@ -572,6 +655,9 @@ def _terminated(signum: int, frame: Any) -> None:
 def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _terminated)
     args = parser().parse_args(argv)
+    if args.sim and args.backend != "process":
+        print("run_local: --sim and --backend docker exclude each other", file=sys.stderr)
+        return 2
     if args.churn and args.backend != "process":
         print("run_local: --churn runs on the process backend only", file=sys.stderr)
         return 2

@@ -1,7 +1,9 @@
 """SPLAY compatibility: the paper's Chord, a Cyclon like SPLAY's, an epidemic broadcast.
 
-Each test runs sandbox/run_local.py on real local nodes and reads its JSONL output
-(schema in sandbox/README.md). Each takes well under 60 s on 2 cores.
+Each test runs sandbox/run_local.py, live (a LuaJIT process per node) and simulated (--sim: every
+node in one process on a virtual clock, docs/simulation.md), and reads its JSONL output (schema
+in sandbox/README.md): the same program passes the same checks both ways. Each live run takes
+well under 60 s on 2 cores; a simulated one about a second.
 """
 from __future__ import annotations
 
@@ -19,11 +21,16 @@ SANDBOX = Path(__file__).resolve().parent.parent
 APPS = SANDBOX / "apps"
 
 
-def run_app(app: str, nodes: int, seconds: int, tmp_path: Path, seed: int = 7) -> tuple[int, list[dict[str, Any]]]:
+MODES = pytest.mark.parametrize("mode", ["live", "sim"])
+
+
+def run_app(app: str, nodes: int, seconds: int, tmp_path: Path, seed: int = 7,
+            mode: str = "live") -> tuple[int, list[dict[str, Any]]]:
     out = tmp_path / "out.jsonl"
     proc = subprocess.run(
         [sys.executable, str(SANDBOX / "run_local.py"), str(APPS / app), "--nodes", str(nodes),
-         "--time", str(seconds), "--seed", str(seed), "--out", str(out), "--quiet"],
+         "--time", str(seconds), "--seed", str(seed), "--out", str(out), "--quiet"]
+        + (["--sim"] if mode == "sim" else []),
         capture_output=True, text=True, timeout=seconds + 30)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     return proc.returncode, records
@@ -40,8 +47,9 @@ def logs(records: list[dict[str, Any]], pattern: str) -> list[tuple[int, re.Matc
     return found
 
 
-def test_chord_forms_a_correct_ring_on_50_nodes_and_answers_lookups(tmp_path: Path) -> None:
-    rc, records = run_app("chord.lua", 50, 40, tmp_path)
+@MODES
+def test_chord_forms_a_correct_ring_on_50_nodes_and_answers_lookups(tmp_path: Path, mode: str) -> None:
+    rc, records = run_app("chord.lua", 50, 40, tmp_path, mode=mode)
     assert rc == 0
     errors = [r for r in records if r["kind"] == "log" and r["level"] == "error"]
     assert errors == []
@@ -65,8 +73,9 @@ def test_chord_forms_a_correct_ring_on_50_nodes_and_answers_lookups(tmp_path: Pa
     assert len(latencies) == 250
 
 
-def test_cyclon_views_converge_to_the_configured_size(tmp_path: Path) -> None:
-    rc, records = run_app("cyclon.lua", 20, 30, tmp_path)
+@MODES
+def test_cyclon_views_converge_to_the_configured_size(tmp_path: Path, mode: str) -> None:
+    rc, records = run_app("cyclon.lua", 20, 30, tmp_path, mode=mode)
     assert rc == 0
     views: dict[int, tuple[int, list[int]]] = {}
     for node, m in logs(records, r"^view size=(\d+) c=(\d+) positions=([\d,]*)$"):
@@ -79,8 +88,9 @@ def test_cyclon_views_converge_to_the_configured_size(tmp_path: Path) -> None:
     assert len(exchanges) > 20 * 5
 
 
-def test_epidemic_broadcast_reaches_every_node(tmp_path: Path) -> None:
-    rc, records = run_app("epidemic.lua", 40, 30, tmp_path)
+@MODES
+def test_epidemic_broadcast_reaches_every_node(tmp_path: Path, mode: str) -> None:
+    rc, records = run_app("epidemic.lua", 40, 30, tmp_path, mode=mode)
     assert rc == 0
     reached = {node for node, _ in logs(records, r"^received rumor-1 hops=\d+$")}
     assert reached == set(range(1, 41))

@@ -1,0 +1,150 @@
+"""The simulator (docs/simulation.md) through `run_local.py --sim`: reruns are byte-identical,
+the network model and churn act in virtual time, and a node that computes without end stops
+the run with its position and the virtual time."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+SANDBOX = Path(__file__).resolve().parent.parent
+RUN_LOCAL = SANDBOX / "run_local.py"
+APPS = SANDBOX / "apps"
+
+
+def sim(app: Path, tmp_path: Path, *args: str, name: str = "out") -> tuple[subprocess.CompletedProcess[str], bytes]:
+    out = tmp_path / f"{name}.jsonl"
+    proc = subprocess.run([sys.executable, str(RUN_LOCAL), str(app), "--sim", "--out", str(out), "--quiet", *args],
+                          capture_output=True, text=True, timeout=120)
+    return proc, out.read_bytes() if out.exists() else b""
+
+
+def records(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.splitlines()]
+
+
+def three_runs(app: Path, tmp_path: Path, *common: str) -> tuple[bytes, bytes, bytes]:
+    first, a = sim(app, tmp_path, *common, "--seed", "5", name="a")
+    second, b = sim(app, tmp_path, *common, "--seed", "5", name="b")
+    third, c = sim(app, tmp_path, *common, "--seed", "6", name="c")
+    assert first.returncode == second.returncode == third.returncode == 0, first.stderr
+    return a, b, c
+
+
+def test_same_seed_gives_byte_identical_output_and_another_seed_differs(tmp_path: Path) -> None:
+    # Chord on a jittery, lossy network: jitter and loss draws, rpc timeouts, math.random
+    a, b, c = three_runs(APPS / "chord.lua", tmp_path, "--nodes", "40", "--time", "40",
+                         "--net", "jitter:30ms:10ms", "--loss", "1%")
+    assert len([r for r in records(a) if r["kind"] == "metric" and r["name"] == "lookup_latency"]) == 200
+    assert a == b
+    assert a != c
+
+
+def test_reruns_under_churn_are_byte_identical_too(tmp_path: Path) -> None:
+    scenario = tmp_path / "churn.txt"
+    scenario.write_text("at 0s join 20\nfrom 10s to 20s const churn 50%\n")
+    a, b, c = three_runs(APPS / "cyclon.lua", tmp_path, "--time", "30", "--churn", str(scenario),
+                         "--net", "jitter:30ms:10ms")
+    assert len([r for r in records(a) if r["kind"] == "churn"]) >= 20 + 10
+    assert len([r for r in records(a) if r["kind"] == "metric" and r["name"] == "cyclon_exchange"]) > 100
+    assert a == b
+    assert a != c
+
+
+def test_the_network_model_delays_messages_in_virtual_time(tmp_path: Path) -> None:
+    app = tmp_path / "rtt.lua"
+    app.write_text("""
+require "splay.base"
+local rpc = require "splay.rpc"
+events.run(function()
+  rpc.server(job.me.port)
+  events.sleep(1)
+  local peer = job.nodes[job.position % #job.nodes + 1]
+  for _ = 1, 3 do
+    local t0 = misc.time()
+    assert(rpc.call(peer, { "tostring", 1 }))
+    log.print(string.format("rtt=%.4f", misc.time() - t0))
+  end
+  events.sleep(2)   -- the others' calls to this node are still under way
+  events.exit()
+end)
+""")
+    proc, data = sim(app, tmp_path, "--nodes", "3", "--time", "10", "--net", "const:50ms")
+    assert proc.returncode == 0, proc.stderr
+    rtts: dict[int, list[str]] = {}
+    for r in records(data):
+        if r["kind"] == "log":
+            rtts.setdefault(r["node"], []).append(r["text"])
+    # the first call also opens the connection (one more round trip): then one round trip each
+    assert rtts == {k: ["rtt=0.2000", "rtt=0.1000", "rtt=0.1000"] for k in (1, 2, 3)}
+
+
+def test_churn_joins_and_leaves_at_their_virtual_instants(tmp_path: Path) -> None:
+    scenario = tmp_path / "churn.txt"
+    scenario.write_text("at 0s join 4\nat 3s leave 1\nat 5s leave 1 gracefully\nat 7s join 2\n")
+    app = tmp_path / "app.lua"
+    app.write_text("""
+require "splay.base"
+events.on_leave(function() log.print("bye") end)
+events.run(function() log.print("up at " .. misc.time()) events.periodic(1, function() end) end)
+""")
+    proc, data = sim(app, tmp_path, "--churn", str(scenario), "--time", "10", "--seed", "2")
+    assert proc.returncode == 0, proc.stderr
+    recs = records(data)
+    churn = [(r["t"], r["event"], r.get("graceful", False)) for r in recs if r["kind"] == "churn"]
+    assert churn == [(0.0, "join", False)] * 4 + [(3.0, "leave", False), (5.0, "leave", True),
+                                                   (7.0, "join", False), (7.0, "join", False)]
+    ups = sorted(r["t"] for r in recs if r["kind"] == "log" and r["text"].startswith("up at"))
+    assert ups == [0.0] * 4 + [7.0, 7.0]
+    bye = [r for r in recs if r["kind"] == "log" and r["text"] == "bye"]
+    assert len(bye) == 1 and bye[0]["t"] == 5.0
+    exits = [(r["t"], r["text"]) for r in recs if r["kind"] == "exit"]
+    assert (3.0, "left (churn: failure)") in exits
+    assert (5.0, "left (churn: graceful)") in exits
+    assert sum(1 for _, text in exits if text == "stopped: duration of 10.0 s reached") == 4
+
+
+def test_a_node_that_computes_without_end_stops_the_run_naming_it_and_the_virtual_time(tmp_path: Path) -> None:
+    app = tmp_path / "spin.lua"
+    app.write_text("""
+require "splay.base"
+events.run(function()
+  events.sleep(2.5)
+  if job.position == 3 then
+    local x = 0
+    while true do x = x + 1 end
+  end
+end)
+""")
+    proc, data = sim(app, tmp_path, "--nodes", "4", "--time", "10", "--spin-limit", "0.5")
+    assert proc.returncode == 1
+    last = records(data)[-1]
+    assert last["node"] == 3 and last["t"] == 2.5 and last["level"] == "error"
+    assert "node 3 computed for more than 0.5 s of CPU without waiting, at virtual time 2.500 s (at app.lua:7)" in last["text"]
+    assert "node 3 computed for more than" in proc.stderr
+
+
+def test_a_blocking_wait_outside_the_events_loop_is_an_error_that_says_so(tmp_path: Path) -> None:
+    app = tmp_path / "block.lua"
+    app.write_text("""
+require "splay.base"
+local co = coroutine.wrap(function() events.sleep(1) end)
+co()
+""")
+    proc, data = sim(app, tmp_path, "--nodes", "1", "--time", "5")
+    assert proc.returncode == 1
+    errors = [r["text"] for r in records(data) if r["kind"] == "log" and r["level"] == "error"]
+    # (coroutine.wrap puts where it re-raised in front: app.lua:4)
+    assert errors and "app.lua:3: sleep would block outside the node's events loop" in errors[0]
+
+
+def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
+    app = tmp_path / "bad.lua"
+    app.write_text("require 'splay.base'\nlocal x = = 1\n")
+    proc, data = sim(app, tmp_path, "--nodes", "2", "--time", "5")
+    assert proc.returncode == 1
+    recs = records(data)
+    assert [r["text"] for r in recs if r["kind"] == "log"][0].startswith("app.lua:2:")
+    assert [r["code"] for r in recs if r["kind"] == "exit"] == [2, 2]
