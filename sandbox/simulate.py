@@ -131,7 +131,9 @@ def _argv(luajit: str, spec_path: Path, workdir: Path, seed_file: Path, seccomp_
 
 def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
              on_progress: Callable[[Progress], None] | None = None,
-             workdir: Path | None = None, keep: bool = False) -> SimResult:
+             workdir: Path | None = None, keep: bool = False,
+             cancel: Callable[[], bool] | None = None) -> SimResult:
+    """Run the job; cancel(), asked about once a second, stops the simulator when it says True."""
     luajit = shutil.which("luajit")
     if not luajit:
         raise RuntimeError("luajit not found (apt-get install luajit)")
@@ -179,6 +181,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
     sel.register(proc.stderr, selectors.EVENT_READ, "err")
     bufs = {"out": b"", "err": b""}
     open_streams = 2
+    last_cancel_check = started
 
     def on_line(kind: str, line: bytes) -> None:
         text = line.decode("utf-8", "replace")
@@ -205,6 +208,12 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                 proc.kill()
                 result.failure = f"simulation stopped: wall-clock limit of {job.max_wall:g} s reached"
                 break
+            if cancel is not None and time.monotonic() - last_cancel_check >= 1.0:
+                last_cancel_check = time.monotonic()
+                if cancel():
+                    proc.kill()
+                    result.failure = "simulation stopped on request"
+                    break
             for key, _ in sel.select(timeout=1.0):
                 chunk = os.read(key.fd, 65536)
                 kind = key.data

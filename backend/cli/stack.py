@@ -1,7 +1,7 @@
 """`./splaylab up` and `./splaylab status`: the whole service on one machine.
 
 up: PostgreSQL + Redis under var/ (unless DATABASE_URL / REDIS_URL are set) → migrate →
-seed the demo course → web (uvicorn), Celery worker and beat, and two local splayd daemons,
+seed the demo course → web (uvicorn), Celery worker, simulation worker and beat, and two local splayd daemons,
 each a child process logging to var/log/<part>.log with its pid in var/run/<part>.pid.
 Ctrl-C (or SIGTERM) stops the children, then the servers it started. A second `up` reuses var/.
 """
@@ -95,6 +95,9 @@ def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[li
                  "--port", str(cfg.port), "--no-access-log"], cfg.backend),
         "worker": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO",
                     "--concurrency", "4", "--hostname", f"worker@{cfg.port}"], cfg.backend),
+        # simulated jobs (jobs.simulation): their own queue, one at a time
+        "sim": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO", "-Q", "simulations",
+                 "--concurrency", "1", "--hostname", f"sim@{cfg.port}"], cfg.backend),
         "beat": ([str(venv_bin / "celery"), "-A", "splaylab", "beat", "--loglevel", "INFO",
                   "--schedule", str(cfg.var / "celerybeat-schedule")], cfg.backend),
     }
@@ -190,7 +193,7 @@ def up(cfg: StackConfig) -> int:
         print(f"\nSplayLab is up at {cfg.url}/")
         for user, password in DEMO_ACCOUNTS:
             print(f"  login: {user} / {password}")
-        print(f"  parts: web, worker, beat, {', '.join(c.stem for c in daemon_configs)} "
+        print(f"  parts: web, worker, sim, beat, {', '.join(c.stem for c in daemon_configs)} "
               "(logs in var/log/, ./splaylab status)")
         print("  try:   ./splaylab submit assignments/hello/app.lua --nodes 10 --time 20 --follow")
         print("Press Ctrl-C to stop.")
@@ -224,7 +227,7 @@ def status(cfg: StackConfig) -> int:
             rows.append((name, services._port_open(port), f"127.0.0.1:{port}"))
     pids = sorted((cfg.var / "run").glob("*.pid")) if (cfg.var / "run").exists() else []
     parts = {p.stem: int(p.read_text() or 0) for p in pids if p.stem != "up"}
-    for name in ["web", "worker", "beat"] + sorted(n for n in parts if n.startswith("lab-")):
+    for name in ["web", "worker", "sim", "beat"] + sorted(n for n in parts if n.startswith("lab-")):
         pid = parts.get(name)
         up_ = pid is not None and _alive(pid)
         detail = f"pid {pid}" if up_ else "not running"

@@ -12,7 +12,8 @@ from .churn import CHURN_SEED
 from .models import ChurnEvent
 from .selectors import JOB_LIST_LIMIT, job_get, job_list
 from .serializers import ChurnEventOutputSerializer, JobDetailOutputSerializer, JobOutputSerializer
-from .services import MAX_CODE_BYTES, MAX_DURATION, MAX_NODES, job_create, job_stop
+from .models import Job
+from .services import MAX_CODE_BYTES, MAX_DURATION, MAX_SIM_NODES, job_create, job_stop
 
 
 class JobListApi(APIView):
@@ -24,8 +25,8 @@ class JobListApi(APIView):
                                      max_length=MAX_CODE_BYTES)
         filename = serializers.RegexField(r"^[A-Za-z0-9_.-]{1,100}$", default="app.lua")
         nodes = serializers.IntegerField(
-            min_value=1, max_value=MAX_NODES, required=False,
-            help_text="default: nb_splayds of the code's resource descriptor")
+            min_value=1, max_value=MAX_SIM_NODES, required=False,
+            help_text="default: nb_splayds of the code's resource descriptor; at most 1,000 live, 10,000 simulated")
         duration = serializers.IntegerField(
             min_value=1, max_value=MAX_DURATION, required=False,
             help_text="seconds; default: max_time of the descriptor, else 30; at most max_time")
@@ -46,6 +47,14 @@ class JobListApi(APIView):
         keep_population = serializers.BooleanField(
             required=False, default=False,
             help_text="start a spare in place of every node that dies on its own")
+        mode = serializers.ChoiceField(
+            choices=Job.Mode.choices, required=False, default=Job.Mode.LIVE,
+            help_text="live: on the daemons; sim: every node in one process on a virtual clock "
+                      "(docs/simulation.md), duration in virtual seconds")
+        seed = serializers.IntegerField(
+            min_value=0, max_value=2 ** 31 - 2, required=False, allow_null=True, default=None,
+            help_text="fixes every random draw of a simulated run (default 1): same code, seed and "
+                      "scenario, same output")
 
     @extend_schema(responses=JobOutputSerializer(many=True))
     def get(self, request: Request) -> Response:

@@ -14,6 +14,10 @@ class Job(models.Model):
         FAILED = "FAILED"
         NO_RESOURCES = "NO_RESOURCES"
 
+    class Mode(models.TextChoices):
+        LIVE = "live"   # one LuaJIT process per node, on daemons
+        SIM = "sim"     # every node in one process on a virtual clock (jobs.simulation)
+
     TERMINAL = frozenset({State.ENDED, State.KILLED, State.FAILED, State.NO_RESOURCES})
     ACTIVE = frozenset({State.QUEUED, State.REGISTERING, State.RUNNING})
 
@@ -45,6 +49,11 @@ class Job(models.Model):
     churn_positions = models.PositiveIntegerField(null=True, blank=True)
     churn_spares = models.PositiveIntegerField(default=0)
     churn_epoch = models.FloatField(null=True, blank=True)
+    # Simulation (docs/simulation.md): the mode, the seed that fixes every draw of a simulated
+    # run, and its progress {virtual_t, events, events_per_s, nodes_started} ({} until known).
+    mode = models.CharField(max_length=4, choices=Mode.choices, default=Mode.LIVE)
+    seed = models.IntegerField(null=True, blank=True)
+    progress = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-id"]

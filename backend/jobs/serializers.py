@@ -44,8 +44,8 @@ class JobOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code", "code_version", "network", "churn", "created_at", "started_at",
-                  "ended_at"]
+                  "filename", "code", "code_version", "network", "churn", "mode", "seed", "progress",
+                  "created_at", "started_at", "ended_at"]
 
     def get_network(self, job: Job) -> str:
         return network_label(job.network)

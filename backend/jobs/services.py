@@ -26,6 +26,8 @@ from .churn import plan_load as churn_plan_load, spares_for as churn_spares_for
 from .models import ChurnEvent, Job, JobInstance
 
 MAX_NODES = 1000
+MAX_SIM_NODES = 10_000   # simulated: one process, no daemon slot per node
+SIM_DEFAULT_SEED = 1     # a simulated run without a seed is still reproducible
 MAX_DURATION = 3600
 MAX_CODE_BYTES = 256 * 1024
 DEFAULT_DURATION = 30
@@ -37,7 +39,7 @@ IState = JobInstance.State
 def job_create(*, owner: User, code: str, nodes: int | None = None, duration: int | None = None,
                filename: str = "app.lua", name: str = "", network: dict | None = None,
                churn: str | None = None, scenario: Scenario | None = None,
-               keep_population: bool = False) -> Job:
+               keep_population: bool = False, mode: str = Job.Mode.LIVE, seed: int | None = None) -> Job:
     """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
     nb_splayds → nodes, max_time → duration (and bounds a given duration), network_* → the
     emulated network (request options win key by key). A bad descriptor
@@ -55,14 +57,19 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
     churn_name = ""
     if scenario is not None:
         churn, churn_name = scenario.text, scenario.name
+    simulated = mode == Job.Mode.SIM
+    max_nodes = MAX_SIM_NODES if simulated else MAX_NODES
+    if simulated and keep_population:
+        raise ValidationError({"keep_population": ["keep population (spares replacing dead nodes) is not "
+                                                   "simulated: run live, or write the replacements in the scenario"]})
     plan = churn_plan_load(churn) if churn else None
     if plan is not None:
         if nodes is not None and nodes != plan.nodes:
             raise ValidationError({"nodes": [f"the scenario uses {plan.nodes} nodes: leave nodes out, "
                                              f"or give {plan.nodes}"]})
-        if plan.nodes > MAX_NODES:
+        if plan.nodes > max_nodes:
             raise ValidationError({"churn": [
-                f"the scenario uses {plan.nodes:,} distinct nodes and a job holds at most {MAX_NODES} "
+                f"the scenario uses {plan.nodes:,} distinct nodes and a job holds at most {max_nodes} "
                 f"(one slot each): 'set replacement ratio to 0%' makes joins revive nodes that left"]})
         nodes = plan.nodes
         if duration is None and plan.end is not None:
@@ -77,8 +84,9 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         duration = max_time or DEFAULT_DURATION
     elif max_time is not None:
         duration = min(duration, max_time)
-    if not 1 <= nodes <= MAX_NODES:
-        raise ApplicationError(f"nodes must be between 1 and {MAX_NODES}")
+    if not 1 <= nodes <= max_nodes:
+        raise ValidationError({"nodes": [f"nodes must be between 1 and {max_nodes:,}"
+                                         + ("" if simulated else f" (up to {MAX_SIM_NODES:,} simulated)")]})
     if not 1 <= duration <= MAX_DURATION:
         raise ApplicationError(f"duration must be between 1 and {MAX_DURATION} seconds")
     if len(code.encode("utf-8")) > MAX_CODE_BYTES:
@@ -100,7 +108,7 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         if positions + spares > MAX_NODES:
             spares = max(0, MAX_NODES - positions)
         nodes = positions + spares
-    from .tasks import job_schedule  # tasks import services
+    from .tasks import job_schedule, simulation_run  # tasks import services
 
     with transaction.atomic():
         job = Job.objects.create(owner=owner, code=code, nodes=nodes, duration=duration,
@@ -108,9 +116,10 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
                                  descriptor=descriptor.values if descriptor is not None else {},
                                  network=network, churn=churn or "", churn_name=churn_name,
                                  keep_population=keep_population, churn_positions=positions,
-                                 churn_spares=spares)
+                                 churn_spares=spares, mode=mode,
+                                 seed=(SIM_DEFAULT_SEED if seed is None else seed) if simulated else seed)
         job_state_publish(job.id)
-        transaction.on_commit(lambda: job_schedule.delay(job.id))
+        transaction.on_commit(lambda: (simulation_run if simulated else job_schedule).delay(job.id))
     return job
 
 

@@ -17,6 +17,14 @@ def job_schedule(job_id: int) -> None:
     job_schedule_safely(job_id)
 
 
+@shared_task(name="jobs.tasks.simulation_run")
+def simulation_run(job_id: int) -> None:
+    """A simulated job, start to end (queue `simulations`: its own worker, one at a time)."""
+    from .simulation import simulation_run as run
+
+    run(job_id)
+
+
 @shared_task(name="jobs.tasks.churn_replace")
 def churn_replace(job_id: int, position: int, dead_node: int) -> None:
     churn_replace_run(job_id, position, dead_node)

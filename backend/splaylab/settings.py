@@ -158,6 +158,9 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = False
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# Simulations run for minutes on one core: their own queue and worker (`sim` part of the
+# stack), so that they never hold up scheduling.
+CELERY_TASK_ROUTES = {"jobs.tasks.simulation_run": {"queue": "simulations"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOGGING = {

@@ -1,0 +1,110 @@
+"""Simulated jobs (jobs.simulation, docs/simulation.md): POST mode=sim queues the simulation
+task; the task runs the real simulator (sandbox/simulate.py, LuaJIT) and stores its records
+through the same ingest as a daemon's, with t = the job's start + virtual seconds."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connection
+
+from jobs.models import ChurnEvent, Job, JobInstance
+from jobs.simulation import simulation_run
+from logs.models import LogLine
+from metrics.models import MetricSeries
+
+URL = "/api/jobs/"
+APP = """require "splay.base"
+local metrics = require "splay.metrics"
+events.run(function()
+  events.sleep(job.position)
+  log.print("node " .. job.position .. " at " .. misc.time() .. " draws " .. math.random(1000))
+  metrics.observe("wait", misc.time())
+end)
+"""
+
+
+def create(client, monkeypatch, **extra) -> dict:
+    queued: list[int] = []
+    monkeypatch.setattr("jobs.tasks.simulation_run.delay", queued.append)
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: pytest.fail("scheduled on daemons"))
+    data = {"code": APP, "nodes": 3, "duration": 10, "mode": "sim", **extra}
+    res = client.post(URL, {k: v for k, v in data.items() if v is not None}, format="json")
+    assert res.status_code == 201, res.json()
+    return res.json() | {"queued": queued}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_simulated_job_runs_in_virtual_time_and_lands_in_the_usual_views(student_client, monkeypatch) -> None:
+    body = create(student_client, monkeypatch, seed=9)
+    assert body["mode"] == "sim" and body["seed"] == 9 and body["queued"] == [body["id"]]
+    simulation_run(body["id"])
+    job = Job.objects.get(id=body["id"])
+    assert job.state == Job.State.ENDED, job.reason
+    lines = list(LogLine.objects.filter(job=job).order_by("node"))
+    assert [ln.text.split(" draws ")[0] for ln in lines] == [f"node {k} at {k}" for k in (1, 2, 3)]
+    epoch = job.started_at.timestamp()
+    assert [round(ln.t - epoch, 3) for ln in lines] == [1.0, 2.0, 3.0]
+    assert MetricSeries.objects.get(job=job, name="wait").count == 3
+    assert job.progress["virtual_t"] == 10.0 and job.progress["events"] > 0
+    assert sorted(JobInstance.objects.filter(job=job).values_list("node", "state")) == [
+        (1, "ENDED"), (2, "ENDED"), (3, "ENDED")]
+    # the same seed draws the same numbers again
+    again = create(student_client, monkeypatch, seed=9)
+    simulation_run(again["id"])
+    assert [ln.text for ln in LogLine.objects.filter(job_id=again["id"]).order_by("node")] == [ln.text for ln in lines]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_simulated_syntax_error_fails_the_job_with_its_line(student_client, monkeypatch) -> None:
+    body = create(student_client, monkeypatch, code="require 'splay.base'\nlocal = 1\n")
+    simulation_run(body["id"])
+    job = Job.objects.get(id=body["id"])
+    assert job.state == Job.State.FAILED and job.error_line == 2
+    assert job.reason.startswith("Lua syntax error: app.lua:2:")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_simulated_churn_job_records_its_joins_and_leaves(student_client, monkeypatch) -> None:
+    stay = "require 'splay.base'\nevents.run(function() events.periodic(1, function() end) end)\n"
+    body = create(student_client, monkeypatch, code=stay, nodes=None, churn="at 0s join 3\nat 4s leave 1\n")
+    simulation_run(body["id"])
+    job = Job.objects.get(id=body["id"])
+    assert job.state == Job.State.ENDED, job.reason
+    events = list(ChurnEvent.objects.filter(job=job).values_list("event", "t"))
+    assert events == [("join", 0.0)] * 3 + [("leave", 4.0)]
+    assert JobInstance.objects.filter(job=job, state="LEFT").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stop_ends_a_running_simulation(student_client, monkeypatch) -> None:
+    spin = "require 'splay.base'\nevents.run(function() while true do events.sleep(0.001) end end)\n"
+    body = create(student_client, monkeypatch, code=spin, duration=3600)
+    def run() -> None:
+        try:
+            simulation_run(body["id"])
+        finally:
+            connection.close()   # this thread's own connection
+    runner = threading.Thread(target=run)
+    started = time.monotonic()
+    runner.start()
+    while not Job.objects.filter(id=body["id"], state="RUNNING").exists():
+        assert time.monotonic() - started < 30
+        time.sleep(0.1)
+    assert student_client.post(f"{URL}{body['id']}/stop/").status_code == 200
+    runner.join(timeout=30)
+    assert not runner.is_alive()
+    job = Job.objects.get(id=body["id"])
+    assert job.state == Job.State.KILLED
+    assert not JobInstance.objects.filter(job=job, state="RUNNING").exists()
+
+
+def test_simulated_jobs_take_up_to_10000_nodes_and_refuse_keep_population(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.simulation_run.delay", lambda job_id: None)
+    ok = student_client.post(URL, {"code": APP, "nodes": 10_000, "mode": "sim"}, format="json")
+    assert ok.status_code == 201 and ok.json()["seed"] == 1
+    live = student_client.post(URL, {"code": APP, "nodes": 10_000}, format="json")
+    assert live.status_code == 400 and "up to 10,000 simulated" in live.json()["nodes"][0]
+    keep = student_client.post(URL, {"code": APP, "nodes": 3, "mode": "sim", "keep_population": True}, format="json")
+    assert keep.status_code == 400 and "keep_population" in keep.json()
