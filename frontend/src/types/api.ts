@@ -49,6 +49,18 @@ export interface JobChurn {
   epoch: number | null;
 }
 
+/** live: on the daemons; sim: every node in one process on a virtual clock (docs/simulation.md). */
+export type RunMode = "live" | "sim";
+
+/** A simulated job's progress, republished about once a second while it runs. */
+export interface JobProgress {
+  /** Virtual seconds reached. */
+  virtual_t: number;
+  events: number;
+  events_per_s: number;
+  nodes_started: number;
+}
+
 export interface Job {
   id: number;
   name: string;
@@ -70,6 +82,12 @@ export interface Job {
   instances?: Instance[];
   /** null: every node runs for the whole job. */
   churn?: JobChurn | null;
+  /** "sim": simulated; its duration is in virtual seconds. */
+  mode?: RunMode;
+  /** A simulated run's seed (default 1): same code, seed and scenario, same results. */
+  seed?: number | null;
+  /** {} until the simulator reports (always {} for a live job). */
+  progress?: JobProgress | Record<string, never>;
 }
 
 export type LogLevel = "debug" | "info" | "warning" | "error" | "print" | "metric";

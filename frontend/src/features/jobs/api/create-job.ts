@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { api } from "@/lib/api-client";
-import type { Job } from "@/types/api";
+import type { Job, RunMode } from "@/types/api";
 import { jobQueryKey } from "./get-job";
 import { jobsQueryKey } from "./get-jobs";
 
@@ -18,6 +18,11 @@ export interface CreateJobInput {
   churn?: string;
   /** Replace a node that dies on its own by a spare. */
   keep_population?: boolean;
+  /** "sim": every node in one process on a virtual clock, duration in virtual seconds, up to
+   * 10,000 nodes (live: 1,000); keep_population is refused. Default "live". */
+  mode?: RunMode;
+  /** 0..2147483646 or null; a simulated run's default is 1. */
+  seed?: number | null;
   /** The emulated network (docs/network.md), e.g. { net: "king", loss: "1%" }. */
   network?: {
     net?: string; loss?: string; bandwidth?: string; partitions?: string[];

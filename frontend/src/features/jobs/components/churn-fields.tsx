@@ -6,10 +6,14 @@ interface ChurnFieldsProps {
   onScenarioId: (id: string) => void;
   keepPopulation: boolean;
   onKeepPopulation: (keep: boolean) => void;
+  /** Why keep population cannot be chosen (e.g. a simulated run): shown as its title, and the
+   * box disabled and unchecked; null when it can. */
+  keepPopulationBlocked?: string | null;
 }
 
 /** The run bar's churn: a library scenario (docs/churn.md) and the keep-population mode. */
-export function ChurnFields({ scenarioId, onScenarioId, keepPopulation, onKeepPopulation }: ChurnFieldsProps) {
+export function ChurnFields({ scenarioId, onScenarioId, keepPopulation, onKeepPopulation,
+  keepPopulationBlocked = null }: ChurnFieldsProps) {
   const scenarios = useScenarioChoices();
   return (
     <>
@@ -19,9 +23,11 @@ export function ChurnFields({ scenarioId, onScenarioId, keepPopulation, onKeepPo
         <option value="">none (all nodes for the whole run)</option>
         {scenarios.data?.map((s) => <option key={s.id} value={String(s.id)}>{s.name}</option>)}
       </select>
-      <label title="A node that dies on its own (crash, lost daemon) is replaced by a spare">
-        <input type="checkbox" data-testid="run-keep-population" checked={keepPopulation}
-          onChange={(e) => onKeepPopulation(e.target.checked)} /> keep population
+      <label title={keepPopulationBlocked ?? "A node that dies on its own (crash, lost daemon) is replaced by a spare"}
+        className={keepPopulationBlocked ? "muted" : undefined}>
+        <input type="checkbox" data-testid="run-keep-population" checked={keepPopulation && !keepPopulationBlocked}
+          disabled={keepPopulationBlocked !== null}
+          title={keepPopulationBlocked ?? undefined} onChange={(e) => onKeepPopulation(e.target.checked)} /> keep population
       </label>
     </>
   );

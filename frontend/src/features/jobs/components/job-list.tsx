@@ -4,6 +4,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { StateBadge } from "@/components/ui/state-badge";
 import { formatDateTime } from "@/lib/format";
 import { useJobs } from "../api/get-jobs";
+import { SimBadge, SimProgress } from "./sim-status";
 
 interface JobListProps {
   limit?: number;
@@ -25,11 +26,13 @@ export function JobList({ limit, title = "Recent jobs" }: JobListProps) {
             <Link to={`/jobs/${job.id}`} className="job-link">
               <span className="job-id">#{job.id}</span>
               <span className="job-name">{job.name || job.filename}</span>
+              <SimBadge job={job} testId="job-list-sim" />
               <StateBadge state={job.state} />
             </Link>
             <div className="job-meta muted">
-              {job.nodes} nodes · {job.duration} s · {formatDateTime(job.created_at)}
+              {job.nodes} nodes · {job.duration} {job.mode === "sim" ? "virtual s" : "s"} · {formatDateTime(job.created_at)}
             </div>
+            <SimProgress job={job} testId="job-list-progress" />
           </li>
         ))}
       </ul>

@@ -3,6 +3,7 @@ import { StateBadge } from "@/components/ui/state-badge";
 import { formatDateTime } from "@/lib/format";
 import type { Job } from "@/types/api";
 import { isTerminal } from "../api/get-job";
+import { SimBadge, SimProgress } from "./sim-status";
 import { StopButton } from "./stop-button";
 
 export function JobSummary({ job }: { job: Job }) {
@@ -13,9 +14,11 @@ export function JobSummary({ job }: { job: Job }) {
         <h1>
           <span className="muted">#{job.id}</span> {job.name || job.filename}
         </h1>
+        <SimBadge job={job} testId="job-sim-badge" />
         <StateBadge state={job.state} testId="job-state" />
         {!isTerminal(job) && <StopButton jobId={job.id} />}
       </div>
+      <SimProgress job={job} testId="job-sim-progress" />
       <p className={`job-reason reason-${job.state.toLowerCase()}`} data-testid="job-reason">
         {job.reason ?? ""}
       </p>
@@ -30,7 +33,9 @@ export function JobSummary({ job }: { job: Job }) {
         <dt>Nodes</dt>
         <dd>{job.nodes}</dd>
         <dt>Duration</dt>
-        <dd>{job.duration} s</dd>
+        <dd>{job.duration} s{job.mode === "sim" ? " (virtual)" : ""}</dd>
+        <dt>Mode</dt>
+        <dd data-testid="job-mode">{job.mode === "sim" ? `simulated, seed ${job.seed ?? "—"}` : "live"}</dd>
         <dt>File</dt>
         <dd>{job.filename}</dd>
         <dt>Network</dt>

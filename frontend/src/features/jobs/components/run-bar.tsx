@@ -1,10 +1,13 @@
 import { useState, type FormEvent } from "react";
 import { useNavigate } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
+import type { RunMode } from "@/types/api";
 import { useCreateJob } from "../api/create-job";
 import { churnChoice, churnErrorText, runSize } from "../lib/churn-choice";
 import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
+import { DEFAULT_SEED, MAX_NODES, keepPopulationBlocked, modeChoice, nodeLimitText } from "../lib/run-mode";
 import { ChurnFields } from "./churn-fields";
+import { RunModeFields } from "./run-mode-fields";
 
 export const DEFAULT_NODES = 10;
 export const DEFAULT_DURATION = 30;
@@ -40,6 +43,9 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const [asymmetric, setAsymmetric] = useState(false);
   const [scenarioId, setScenarioId] = useState("");
   const [keepPopulation, setKeepPopulation] = useState(false);
+  const [mode, setMode] = useState<RunMode>("live");
+  const [seed, setSeed] = useState(String(DEFAULT_SEED));
+  const [modeError, setModeError] = useState<string | null>(null);
   const [preparing, setPreparing] = useState(false);
   const createJob = useCreateJob();
   const navigate = useNavigate();
@@ -53,12 +59,15 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       setFileError(chosen);
       return;
     }
+    const run = modeChoice(mode, seed, nodes);
+    setModeError(typeof run === "string" ? run : null);
+    if (typeof run === "string") return;
     setPreparing(true);
     await beforeRun?.().catch(() => undefined);
     setPreparing(false);
     createJob.mutate(
       { code, filename, ...runSize(nodes, duration, scenarioId !== ""), network: chosen,
-        ...churnChoice(scenarioId, keepPopulation) },
+        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(mode)), ...run },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
   };
@@ -85,11 +94,13 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const churnError = createJob.isError ? churnErrorText(createJob.error) : null;
   return (
     <form className="run-bar" onSubmit={submit} aria-label="Run the code">
+      <RunModeFields mode={mode} onMode={(m) => { setMode(m); setModeError(null); }} seed={seed} onSeed={setSeed} />
       <label htmlFor="run-nodes">Nodes</label>
-      <input id="run-nodes" data-testid="run-nodes" type="number" min={1} step={1} required={!scenarioId}
-        placeholder={scenarioId ? "auto" : undefined}
+      <input id="run-nodes" data-testid="run-nodes" type="number" min={1} max={MAX_NODES[mode]} step={1}
+        required={!scenarioId} placeholder={scenarioId ? "auto" : undefined} aria-describedby="run-nodes-limit"
         title={scenarioId ? "Empty: the scenario decides" : undefined} value={nodes} onChange={(e) => setNodes(e.target.value)} />
-      <label htmlFor="run-duration">Duration (s)</label>
+      <span id="run-nodes-limit" className="muted run-limit" data-testid="run-nodes-limit">{nodeLimitText(mode)}</span>
+      <label htmlFor="run-duration">Duration ({mode === "sim" ? "virtual s" : "s"})</label>
       <input id="run-duration" data-testid="run-duration" type="number" min={1} step={1} required={!scenarioId}
         placeholder={scenarioId ? "auto" : undefined}
         title={scenarioId ? "Empty: the scenario decides" : undefined} value={duration} onChange={(e) => setDuration(e.target.value)} />
@@ -115,10 +126,11 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
         onChange={(e) => setLoss(e.target.value)} />
       <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario}
-        keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} />
+        keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} keepPopulationBlocked={keepPopulationBlocked(mode)} />
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
-        {busy ? "Starting…" : "▶ Run"}
+        {busy ? "Starting…" : mode === "sim" ? "▶ Simulate" : "▶ Run"}
       </button>
+      {modeError && <span className="error-text" role="alert" data-testid="run-mode-error">{modeError}</span>}
       {fileError && <span className="error-text" role="alert" data-testid="run-network-error">{fileError}</span>}
       {churnError && <span className="error-text" role="alert" data-testid="run-churn-error">{churnError}</span>}
       {createJob.isError && !churnError && <ErrorMessage error={createJob.error} title="Cannot start the job." />}
