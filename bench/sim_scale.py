@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import statistics
 import sys
 import tempfile
@@ -41,6 +40,7 @@ def main() -> int:
     p.add_argument("--nodes", type=int, default=1000)
     p.add_argument("--time", type=float, default=600)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--net", default="lan", help="a network model of ./splaylab run --net (default: the LAN)")
     args = p.parse_args()
     latencies: list[float] = []
     hops: list[int] = []
@@ -60,12 +60,16 @@ def main() -> int:
               file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as tmp:
+        blocks = None
+        if args.net != "lan":
+            import netmodel
+            blocks = netmodel.compile_job(netmodel.parse_net(args.net), args.nodes, args.seed, duration=args.time)
         job = simulate.SimJob(app=chord_app(args.nodes, Path(tmp)), nodes=args.nodes, time=args.time,
-                              seed=args.seed, max_wall=24 * 3600)
+                              seed=args.seed, net_blocks=blocks, max_wall=24 * 3600)
         result = simulate.simulate(job, on_record, on_progress)
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     final = result.final
-    print(f"Chord, {args.nodes:,} simulated nodes, {args.time:g} virtual s, seed {args.seed} "
+    peak_kb = final.peak_rss_kb if final else 0
+    print(f"Chord, {args.nodes:,} simulated nodes, {args.time:g} virtual s, net {args.net}, seed {args.seed} "
           f"(reproducible: {result.reproducible})")
     print(f"  wall time          {result.wall_s:10.1f} s")
     if final:

@@ -17,7 +17,7 @@ stop a node that computes without end; the runtime's own code keeps the JIT.
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
 output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]) or
 `fatal` (the run stopped: TEXT says why). stderr: `progress VT EVENTS EVENTS_PER_S NODES` about
-once a second of wall time. Exit status: 0 every node ended well or ran to the end, 1 a node
+once a second of wall time, and at the end `done VT EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`. Exit status: 0 every node ended well or ran to the end, 1 a node
 failed, 2 bad input, 4 out of memory, 5 a node computed too long without waiting.
 Determinism: nothing here reads the wall clock except progress and the spin check, and those
 allocate nothing on the Lua heap (addresses decide `pairs` order, docs/simulation.md).
@@ -42,7 +42,10 @@ ffi.cdef [[ int dprintf(int fd, const char *format, ...); ]]
 
 local function read_file(path)
   local f, err = io.open(path, "rb")
-  if not f then io.stderr:write("sim.lua: cannot open ", tostring(path), ": ", tostring(err), "\n"); os.exit(EXIT_USAGE) end
+  if not f then
+    io.stderr:write("sim.lua: cannot open ", tostring(path), ": ", tostring(err), "\n")
+    os.exit(EXIT_USAGE)
+  end
   local data = f:read("*a")
   f:close()
   return data
@@ -254,5 +257,10 @@ end
 kernel:stop_all(spec.stop_reason or format("stopped: duration of %g s reached", until_t))
 flush_out()
 local wall = gettime() - started
-ffi.C.dprintf(2, "done %.3f %.0f %.0f %.0f\n", kernel.now, kernel.events, kernel.events / (wall > 0 and wall or 1), kernel.started)
+-- the peak resident memory, for benchmarks (after the run: no effect on its records)
+local status = io.open("/proc/self/status")
+local peak_kb = status and tonumber(status:read("*a"):match("VmHWM:%s*(%d+)")) or 0
+if status then status:close() end
+ffi.C.dprintf(2, "done %.3f %.0f %.0f %.0f %.0f\n", kernel.now, kernel.events, kernel.events / (wall > 0 and wall or 1),
+  kernel.started, peak_kb)
 os.exit(kernel.failed and EXIT_FAILED or EXIT_OK)

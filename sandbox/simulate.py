@@ -89,6 +89,7 @@ class Progress:
     events: int
     events_per_s: float
     nodes_started: int
+    peak_rss_kb: int = 0    # at the end only: the simulator's peak resident memory
 
 
 @dataclass
@@ -194,8 +195,9 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                 on_record(int(k), float(t), level, rest)
             return
         words = text.split()
-        if len(words) == 5 and words[0] in ("progress", "done"):
-            p = Progress(float(words[1]), int(float(words[2])), float(words[3]), int(float(words[4])))
+        if len(words) in (5, 6) and words[0] in ("progress", "done"):
+            p = Progress(float(words[1]), int(float(words[2])), float(words[3]), int(float(words[4])),
+                         int(words[5]) if len(words) == 6 else 0)
             result.final = p
             if on_progress and words[0] == "progress":
                 on_progress(p)

@@ -203,11 +203,10 @@ function Kernel:_end(node, code, reason)
   self.net:close_owner(node)
   if self.up[node.k] == node then self.up[node.k] = nil end
   local failed = false
-  if reason then                                   -- given by the caller (churn, the end)
-  elseif node.left == "graceful" then
+  if reason == nil and node.left == "graceful" then   -- else: given by the caller (churn, the end)
     reason = code == 0 and "left (churn: graceful)" or ("left (churn: graceful; ended with exit code " .. code .. ")")
     failed = code ~= 0
-  else
+  elseif reason == nil then
     reason = code == 0 and "ended normally" or ("ended with exit code " .. code)
     failed = code ~= 0
   end
