@@ -17,8 +17,9 @@ stop a node that computes without end; the runtime's own code keeps the JIT.
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
 output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]) or
 `fatal` (the run stopped: TEXT says why). stderr: `progress VT EVENTS EVENTS_PER_S NODES` about
-once a second of wall time, and at the end `done VT EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`. Exit status: 0 every node ended well or ran to the end, 1 a node
-failed, 2 bad input, 4 out of memory, 5 a node computed too long without waiting.
+once a second of wall time, and at the end `done VT EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`.
+Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
+memory, 5 a node computed too long without waiting.
 Determinism: nothing here reads the wall clock except progress and the spin check, and those
 allocate nothing on the Lua heap (addresses decide `pairs` order, docs/simulation.md).
 ]]

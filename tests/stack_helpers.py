@@ -79,7 +79,7 @@ def _fresh_database(base_url: str, name: str) -> str:
 def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: int = 2,
                   max_instances: int = 100, extra_env: dict[str, str] | None = None,
                   print_logs: bool = True, daemon_config: str = "") -> Iterator[RunningStack]:
-    """Start web, worker, beat and `daemons` splayd on `port`, over a fresh database."""
+    """Start web, worker, sim (the simulation worker), beat and `daemons` splayd on `port`, over a fresh database."""
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
     cfg = stack_mod.StackConfig(root=ROOT, var=tmp, port=port, daemons=daemons,
