@@ -69,38 +69,17 @@ local build_limits, build_job, runtime_modules = boot.build_limits, boot.build_j
 local function main(job_path, app_path)
   local cjson = require "cjson"
   local events = require "splaylab.events"
-  local log = require "splaylab.log"
-  local misc = require "splaylab.misc"
-  local env_lib = require "splaylab.env"
 
   local spec = cjson.decode(read_file(job_path))
   local limits = build_limits(spec.limits)
   local job = build_job(spec, limits)
   local modules, loaders, fs = runtime_modules(spec, job, limits)
-  local stdout_stream = output.stream("print")
+  local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
   local function flush_streams() stdout_stream.flush() end
-
-  local function print_(...)
-    local parts = {}
-    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
-    output.write("print", table.concat(parts, "\t"))
-  end
-
-  local env = env_lib.build {
-    job = job, events = events, log = log, misc = misc,
-    print = print_, io_write = stdout_stream.write,
-    modules = modules, loaders = loaders,
-    io_extra = fs.io_functions(), os_extra = fs.os_functions(),
-  }
   local gate = spec.gate
   spec = nil   -- luacheck: ignore 311 (not needed any more: job, the socket policy and fs keep what is needed)
 
-  local function handler(err)
-    if is_memory_error(err) then return MEMORY_ERROR end
-    -- After a stack overflow the handler itself may have no room: keep at least the message.
-    local ok, tb = pcall(debug.traceback, tostring(err), 2)  -- 2: skip pcall's own frame
-    return ok and tb or tostring(err)
-  end
+  local handler = boot.error_handler
   events.on_error = function(co, err)
     flush_streams()
     if is_memory_error(err) then
@@ -129,13 +108,9 @@ local function main(job_path, app_path)
   end
 
   local src = read_file(app_path)
-  if src:sub(1, 1) == "\27" then
-    output.write("error", "app.lua:1: precompiled bytecode is not accepted, send Lua source")
-    return EXIT_SYNTAX
-  end
-  local chunk, syntax_err = load(src, "=app.lua", "t", env)
+  local chunk, syntax_err = boot.compile_app(src, env)
   if not chunk then
-    output.write("error", tostring(syntax_err))
+    output.write("error", syntax_err)
     return EXIT_SYNTAX
   end
 

@@ -276,13 +276,7 @@ def run_sim(args: argparse.Namespace) -> int:
     if not app.is_file():
         print(f"run_local: no such file: {app}", file=sys.stderr)
         return 2
-    plan = getattr(args, "churn_plan", None)
-    until, stop_reason = args.time, f"stopped: duration of {args.time} s reached"
-    churn = None
-    if plan is not None:
-        churn = [(e.t, e.node, e.kind, bool(e.graceful)) for e in plan.events if e.kind in ("join", "leave")]
-        if plan.end is not None and plan.end < args.time:
-            until, stop_reason = plan.end, f"stopped: the scenario's stop at {plan.end:g} s"
+    churn, until, stop_reason = simulate.run_plan(getattr(args, "churn_plan", None), args.time)
     seed = args.seed if args.seed is not None else 1
     out_file = open(args.out, "w", encoding="utf-8") if args.out else None
     output = Output(out_file, 0.0, args.quiet)

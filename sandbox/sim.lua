@@ -56,7 +56,6 @@ local spec = cjson.decode(read_file(arg[1] or "sim.json"))
 for key, v in pairs(spec) do if v == cjson.null then spec[key] = nil end end
 world.init(here .. "/lib")
 local src = read_file(spec.app)
-if src:sub(1, 1) == "\27" then src = nil end
 
 -- records out --------------------------------------------------------------------------------
 local out, nout = {}, 0
@@ -140,17 +139,7 @@ local function start_node(node)
   local limits = boot.build_limits(node_spec.limits)
   local job = boot.build_job(node_spec, limits)
   local modules, loaders, fs = boot.runtime_modules(node_spec, job, limits)
-  local stdout_stream = output.stream("print")
-  local function print_(...)
-    local parts = {}
-    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
-    output.write("print", table.concat(parts, "\t"))
-  end
-  local env = w.require("splaylab.env").build {
-    job = job, events = events, log = w.require("splaylab.log"), misc = w.require("splaylab.misc"),
-    print = print_, io_write = stdout_stream.write, modules = modules, loaders = loaders,
-    io_extra = fs.io_functions(), os_extra = fs.os_functions(),
-  }
+  local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
   node.string = env.string
   string_of_node = env.string
   getmetatable("").__index = string_index
@@ -161,11 +150,7 @@ local function start_node(node)
     output.write("error", text)
     platform.exit(code)
   end
-  local function handler(err)
-    if err == MEMORY_ERROR then return err end
-    local ok, tb = pcall(debug.traceback, tostring(err), 2)
-    return ok and tb or tostring(err)
-  end
+  local handler = boot.error_handler
   events.on_error = function(co, err)
     if err == MEMORY_ERROR then return fatal(k, "out of memory", EXIT_MEMORY) end
     failed(boot.error_text(debug.traceback(co, tostring(err))), 1)
@@ -175,9 +160,8 @@ local function start_node(node)
     platform.exit(0)
   end
 
-  if not src then return failed("app.lua:1: precompiled bytecode is not accepted, send Lua source", 2) end
-  local chunk, syntax_err = load(src, "=app.lua", "t", env)
-  if not chunk then return failed(tostring(syntax_err), 2) end
+  local chunk, syntax_err = boot.compile_app(src, env)
+  if not chunk then return failed(syntax_err, 2) end
   jit.off(chunk, true)
   local ok, err = xpcall(chunk, handler)
   if ok and events.pending() > 0 then ok, err = xpcall(events.run, handler) end

@@ -102,6 +102,19 @@ class SimResult:
     stderr: list[str] = field(default_factory=list)
 
 
+def run_plan(plan: Any, duration: float | int) -> tuple[list[tuple[float, int, str, bool]] | None, float, str]:
+    """SimJob's churn, until and stop_reason for a run of `duration` s with a churn plan
+    (sandbox/churn.py Schedule, or None): a scenario's stop before the duration ends it. The
+    reason writes the duration as given (the live runner's words: "10.0 s" from the CLI)."""
+    until, stop_reason = float(duration), f"stopped: duration of {duration} s reached"
+    if plan is None:
+        return None, until, stop_reason
+    churn = [(e.t, e.node, e.kind, bool(e.graceful)) for e in plan.events if e.kind in ("join", "leave")]
+    if plan.end is not None and plan.end < duration:
+        until, stop_reason = plan.end, f"stopped: the scenario's stop at {plan.end:g} s"
+    return churn, until, stop_reason
+
+
 def node_addresses(n: int) -> list[dict[str, Any]]:
     """The simulated nodes' addresses: as a local live run's (127.0.0.1, one port each)."""
     return [{"ip": "127.0.0.1", "port": 20000 + i} for i in range(n)]

@@ -212,10 +212,9 @@ def _churn_record(inst: JobInstance, *, was: str, state: str, reason: str,
         planned = _float(churn.get("planned")) if churn.get("planned") is not None else None
         graceful = bool(churn.get("graceful"))
         who = f"node {inst.node}" + (f" (playing node {inst.plays})" if inst.plays else "")
-        if event == "join":
-            text = f"{who} joined" + (f" in place of node {inst.plays}" if inst.plays and planned is None else "")
-        else:
-            text = f"{who} left" + (" gracefully" if graceful else " (failure)")
+        text = churn_text(who, event, graceful)
+        if event == "join" and inst.plays and planned is None:
+            text += f" in place of node {inst.plays}"
         if planned is not None and t is not None:
             text += f", planned at {planned:g} s, {1000 * (t - planned):+.0f} ms"
         churn_event_add(job, node=inst.node, plays=inst.plays, event=event, t=t, planned=planned,
@@ -225,6 +224,13 @@ def _churn_record(inst: JobInstance, *, was: str, state: str, reason: str,
     if was == IState.RUNNING and (state in JobInstance.TERMINAL or state == IState.LEFT) \
             and state != IState.KILLED and reason != SCENARIO_ENDED:
         churn_node_down(job, inst, reason or state.lower())
+
+
+def churn_text(who: str, event: str, graceful: bool) -> str:
+    """A join or leave in the churn view's words: "node 3 joined", "node 3 left gracefully"."""
+    if event == "join":
+        return f"{who} joined"
+    return f"{who} left" + (" gracefully" if graceful else " (failure)")
 
 
 def _float(v: Any) -> float | None:

@@ -30,7 +30,7 @@ from metrics.services import metric_lines_ingest
 
 from .churn import network_overlay, plan_load
 from .models import Job, JobInstance
-from .services import churn_event_add, job_outcome, job_state_set
+from .services import churn_event_add, churn_text, job_outcome, job_state_set
 
 import simulate  # sandbox/simulate.py (lib.network puts sandbox/ on the path)
 
@@ -91,9 +91,7 @@ class _Run:
             if stored:
                 async_to_sync(log_lines_publish)(job_id, stored)
         for ev in self.churn:
-            who = f"node {ev['node']}"
-            text = f"{who} joined" if ev["event"] == "join" else \
-                f"{who} left" + (" gracefully" if ev["graceful"] else " (failure)")
+            text = churn_text(f"node {ev['node']}", ev["event"], ev["graceful"])
             churn_event_add(self.job, node=ev["node"], event=ev["event"], t=ev["t"], planned=ev["planned"],
                             graceful=ev["graceful"], text=text + f", planned at {ev['planned']:g} s (simulated)")
         self.churn = []
@@ -135,11 +133,7 @@ def _instance_end(code: int, reason: str, first_error: str | None) -> tuple[str,
 def _sim_job(job: Job, app: Path) -> simulate.SimJob:
     seed = job.seed if job.seed is not None else DEFAULT_SEED
     plan = plan_load(job.churn) if job.churn else None
-    until, stop_reason, churn = float(job.duration), f"stopped: duration of {job.duration} s reached", None
-    if plan is not None:
-        churn = [(e.t, e.node, e.kind, bool(e.graceful)) for e in plan.events if e.kind in ("join", "leave")]
-        if plan.end is not None and plan.end < job.duration:
-            until, stop_reason = plan.end, f"stopped: the scenario's stop at {plan.end:g} s"
+    churn, until, stop_reason = simulate.run_plan(plan, job.duration)
     blocks = None
     overlay = network_overlay(plan, job.nodes) if plan is not None else None
     if job.network or overlay:

@@ -7,6 +7,9 @@ require, bound to this node's platform identity.
 Usage: local boot = require "splaylab.boot"
   local limits = boot.build_limits(spec.limits); local job = boot.build_job(spec, limits)
   local modules, loaders, fs = boot.runtime_modules(spec, job, limits)
+  local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
+  local chunk, syntax_error = boot.compile_app(src, env)
+  local ok, err = xpcall(chunk, boot.error_handler)
   output.write("error", boot.error_text(debug.traceback(co, err)))   -- a runtime error's record
 ]]
 local M = { _NAME = "splaylab.boot", _VERSION = "0.1" }
@@ -121,6 +124,44 @@ function M.runtime_modules(spec, job, limits)
     ["splay.metrics"] = lazy "splaylab.metrics",
   }
   return modules, loaders, fs
+end
+
+-- The environment app.lua runs in (splaylab.env), its print and io.write going to `print`
+-- records; the stream is returned to be flushed when the node ends.
+function M.app_env(job, modules, loaders, fs)
+  local output = require "splaylab.output"
+  local stdout_stream = output.stream("print")
+  local function print_(...)
+    local parts = {}
+    for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+    output.write("print", table.concat(parts, "\t"))
+  end
+  local env = require("splaylab.env").build {
+    job = job, events = require "splaylab.events", log = require "splaylab.log", misc = require "splaylab.misc",
+    print = print_, io_write = stdout_stream.write, modules = modules, loaders = loaders,
+    io_extra = fs.io_functions(), os_extra = fs.os_functions(),
+  }
+  return env, stdout_stream
+end
+
+-- app.lua's text compiled in env: the chunk, or nil and the syntax error's record text.
+function M.compile_app(src, env)
+  if string.sub(src, 1, 1) == "\27" then
+    return nil, "app.lua:1: precompiled bytecode is not accepted, send Lua source"
+  end
+  local chunk, err = load(src, "=app.lua", "t", env)
+  if not chunk then return nil, tostring(err) end
+  return chunk
+end
+
+M.MEMORY_ERROR = "not enough memory"
+
+-- xpcall's handler around the app: a traceback, or the memory error as it is.
+function M.error_handler(err)
+  if err == M.MEMORY_ERROR then return err end
+  -- After a stack overflow the handler itself may have no room: keep at least the message.
+  local ok, tb = pcall(debug.traceback, tostring(err), 2)  -- 2: skip pcall's own frame
+  return ok and tb or tostring(err)
 end
 
 -- A runtime error's text: the message and the student's frames, without the runtime's own
