@@ -48,8 +48,8 @@ def test_fidelity_runs_both_and_prints_the_table_and_the_plot(tmp_path: Path) ->
     fields = line.split()
     assert fields[1] == "30/30"
     # simulated: exactly one round trip of 2 x 20 ms; live: that plus this machine's own time
+    # (how much more is a figure of the machine, not something a test asserts)
     assert fields[4] == "40" and fields[5] == "ms"
-    live_median = float(fields[2])
-    assert 40 <= live_median < 60
+    assert float(fields[2]) >= 40
     assert out.stat().st_size > 10_000
     assert (tmp_path / "live.jsonl").exists() and (tmp_path / "sim.jsonl").exists()
