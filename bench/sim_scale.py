@@ -29,6 +29,11 @@ TIMELINE = "PERIOD, STEADY_PERIOD, JOIN_GAP, SETTLE, WINDOW, LOOKUPS = 1, 5, 0.2
 def chord_app(nodes: int, folder: Path) -> Path:
     src = (ROOT / "assignments" / "chord-latency" / "chord.lua").read_text()
     assert TIMELINE in src, "the lab's timeline line changed: update bench/sim_scale.py"
+    assert "max_time 150\n" in src and src.count("#job.nodes") == 2, "the lab changed: update bench/sim_scale.py"
+    # A bootstrap list of one node (list_size 1), as SPLAY deployments of this size use: a full
+    # job.nodes is a table per node and entry (~1.2 MB per node at 10,000 nodes). The lab reads
+    # the population from #job.nodes: here it is given.
+    src = src.replace("max_time 150\n", "max_time 150\nlist_size 1\n").replace("#job.nodes", str(nodes))
     app = folder / "chord.lua"
     app.write_text(src.replace(TIMELINE, f"PERIOD, STEADY_PERIOD, JOIN_GAP, SETTLE, WINDOW, LOOKUPS = "
                                          f"1, 5, {200 / nodes!r}, 200, 150, 2"))
@@ -65,7 +70,7 @@ def main() -> int:
             import netmodel
             blocks = netmodel.compile_job(netmodel.parse_net(args.net), args.nodes, args.seed, duration=args.time)
         job = simulate.SimJob(app=chord_app(args.nodes, Path(tmp)), nodes=args.nodes, time=args.time,
-                              seed=args.seed, net_blocks=blocks, max_wall=24 * 3600)
+                              seed=args.seed, net_blocks=blocks, max_wall=24 * 3600, list_size=1)
         result = simulate.simulate(job, on_record, on_progress)
     final = result.final
     peak_kb = final.peak_rss_kb if final else 0

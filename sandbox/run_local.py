@@ -210,9 +210,30 @@ def report_graceful_leave(output: Output, k: int, code: int, cut_short: bool = F
     return False
 
 
+def bootstrap_list(args: argparse.Namespace) -> str | None:
+    """The app's descriptor's list_type/list_size into args (job.nodes is that list, as on the
+    service); an error message or None."""
+    if str(SANDBOX.parent / "backend") not in sys.path:
+        sys.path.insert(0, str(SANDBOX.parent / "backend"))
+    from lib.descriptor import DescriptorError, descriptor_parse  # backend/lib: no Django
+    try:
+        d = descriptor_parse(Path(args.app).read_text(errors="replace"), Path(args.app).name)
+    except DescriptorError as e:
+        return str(e)
+    except OSError:
+        d = None   # run() names the missing file
+    args.list_type, args.list_size = (d.list_type, d.list_size) if d else ("head", 0)
+    return None
+
+
 def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> dict[str, Any]:
-    job = {"me": nodes[k - 1], "nodes": nodes, "position": k, "job_id": 0,
-           "duration": args.time, "list_type": "head"}
+    if str(DAEMON_DIR) not in sys.path:
+        sys.path.insert(0, str(DAEMON_DIR))
+    from splayd.jobs import bootstrap_nodes  # the daemon's own reading of list_type/list_size
+    list_type, list_size = getattr(args, "list_type", "head"), getattr(args, "list_size", 0)
+    rng = random.Random((args.seed or 0) * 1000003 + k)
+    job = {"me": nodes[k - 1], "nodes": bootstrap_nodes(nodes, list_type, list_size, rng), "all_nodes": nodes,
+           "position": k, "job_id": 0, "duration": args.time, "list_type": list_type, "list_size": list_size}
     if args.seed is not None:
         job["seed"] = args.seed
     if getattr(args, "net_blocks", None):
@@ -304,7 +325,8 @@ def run_sim(args: argparse.Namespace) -> int:
 
     job = simulate.SimJob(app=app, nodes=args.nodes, time=args.time, seed=seed,
                           net_blocks=getattr(args, "net_blocks", None), churn=churn, until=until,
-                          stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit)
+                          stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
+                          list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0))
     try:
         result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
     except RuntimeError as e:
@@ -665,7 +687,7 @@ def main(argv: list[str]) -> int:
     if args.nodes < 1 or args.time <= 0:
         print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
         return 2
-    error = network_blocks(args)
+    error = network_blocks(args) or bootstrap_list(args)
     if error:
         print(f"run_local: {error}", file=sys.stderr)
         return 2

@@ -4,7 +4,8 @@ virtual clock (docs/simulation.md).
 
   luajit sandbox/sim.lua sim.json       (sandbox/simulate.py writes sim.json and runs this)
 
-sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], net: [block per node] | null,
+sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], list_type, list_size (job.nodes, as
+the descriptor says), net: [block per node] | null,
 churn: [[t, position, "join"|"leave", graceful]...] | null (null: every node joins at 0),
 stop_reason, limits, spin_limit (CPU seconds one node may compute without waiting), grace}.
 
@@ -121,6 +122,38 @@ local string_of_node = string
 local function string_index(_, key) return string_of_node[key] end
 getmetatable("").__index = string_index
 
+-- Every node's job.nodes follows the descriptor's list_type/list_size as a daemon gives it
+-- (splayd.jobs.bootstrap_nodes): head = the first list_size nodes, random = list_size of them
+-- drawn per node (here from the seed and the position), 0 = all. A full list is a table per
+-- node and entry: with 10,000 nodes, ~1.2 MB per node.
+local list_type, list_size = spec.list_type or "head", tonumber(spec.list_size) or 0
+local function bootstrap_nodes(k)
+  local all = spec.nodes
+  if list_size <= 0 or list_size >= #all then return all end
+  local list = {}
+  if list_type == "random" then
+    local rng, taken = world.new_math(seed * 1000003 + k), {}
+    while #list < list_size do
+      local i = rng.random(#all)
+      if not taken[i] then taken[i] = true; list[#list + 1] = all[i] end
+    end
+  else
+    for i = 1, list_size do list[i] = all[i] end
+  end
+  return list
+end
+
+-- One index of the job's addresses ("ip:port" -> position, every port of every node) for the
+-- socket layer's checks and the network model, shared by the nodes: runtime state that student
+-- code cannot reach, read only; a copy per node would cost memory in N^2.
+local addresses = {}
+do
+  local nb_ports = tonumber(type(spec.limits) == "table" and spec.limits.network_nb_ports) or 1
+  for k, n in ipairs(spec.nodes) do
+    for p = 0, nb_ports - 1 do addresses[n.ip .. ":" .. (tonumber(n.port) + p)] = k end
+  end
+end
+
 local function start_node(node)
   local k = node.k
   local w = world.new(nil, seed, { os = virtual_os() })
@@ -133,8 +166,8 @@ local function start_node(node)
   }
   local boot = w.require("splaylab.boot")
   local events = w.require("splaylab.events")
-  local node_spec = { me = spec.nodes[k], nodes = spec.nodes, position = k, job_id = spec.job_id or 0,
-    duration = spec.time, list_type = "head", seed = seed, limits = spec.limits,
+  local node_spec = { me = spec.nodes[k], nodes = bootstrap_nodes(k), addresses = addresses, position = k,
+    job_id = spec.job_id or 0, duration = spec.time, list_type = list_type, seed = seed, limits = spec.limits,
     net = spec.net and spec.net[k] or nil, net_epoch = 0, fs_root = node_dir(k) }
   local limits = boot.build_limits(node_spec.limits)
   local job = boot.build_job(node_spec, limits)

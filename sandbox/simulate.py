@@ -76,6 +76,8 @@ class SimJob:
     until: float | None = None              # end earlier than time (a scenario's stop)
     stop_reason: str | None = None
     limits: dict[str, Any] | None = None
+    list_type: str = "head"                 # job.nodes, as the descriptor's list_type/list_size
+    list_size: int = 0                      # say (0: every node)
     spin_limit: float = 10.0                # CPU s one node may compute without waiting
     max_mem: int = 4 * 1024 ** 3            # address space of the whole simulation
     max_cpu: int = 3600                     # CPU seconds of the whole simulation
@@ -160,6 +162,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "nodes": node_addresses(job.nodes), "net": job.net_blocks, "churn": job.churn,
         "until": job.until if job.until is not None else job.time, "stop_reason": job.stop_reason,
         "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
+        "list_type": job.list_type, "list_size": job.list_size,
     }
     shutil.copyfile(job.app, root / "app.lua")
     spec_path = root / "sim.json"

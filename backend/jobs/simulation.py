@@ -22,6 +22,7 @@ from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import transaction
 
+from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
 from lib.network import netmodel
 from logs.publisher import job_state_publish, log_lines_publish, metric_chunks_publish
@@ -140,8 +141,10 @@ def _sim_job(job: Job, app: Path) -> simulate.SimJob:
         spec = netmodel.spec_from_options(job.network or {})
         blocks = netmodel.compile_job(spec, job.nodes, seed, duration=float(job.duration))
         blocks = netmodel.with_overlay(blocks, overlay, job.nodes, spec.mtu) or None
+    descriptor = Descriptor(values=dict(job.descriptor or {}))
     return simulate.SimJob(app=app, nodes=job.nodes, time=float(job.duration), seed=seed, net_blocks=blocks,
                            churn=churn, until=until, stop_reason=stop_reason, job_id=job.id,
+                           list_type=descriptor.list_type, list_size=descriptor.list_size,
                            max_wall=float(job.duration) * 20 + 600)
 
 

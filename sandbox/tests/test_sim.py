@@ -148,3 +148,57 @@ def test_a_syntax_error_is_reported_with_its_line(tmp_path: Path) -> None:
     recs = records(data)
     assert [r["text"] for r in recs if r["kind"] == "log"][0].startswith("app.lua:2:")
     assert [r["code"] for r in recs if r["kind"] == "exit"] == [2, 2]
+
+
+BOOTSTRAP_APP = """--[[
+BEGIN SPLAY RESOURCES RESERVATION
+list_type {list_type}
+list_size 2
+END SPLAY RESOURCES RESERVATION
+]]
+require "splay.base"
+local rpc = require "splay.rpc"
+function hello() return job.position end
+events.run(function()
+  rpc.server(job.me.port)
+  events.sleep(1)
+  local listed = {{}}
+  for _, n in ipairs(job.nodes) do listed[#listed + 1] = n.port - job.me.port + job.position end
+  -- a node outside the bootstrap list is still a node of the job: reachable
+  local far = job.position % 5 + 1
+  local answer = rpc.call({{ip = job.me.ip, port = job.me.port - job.position + far}}, {{"hello"}})
+  log.print(string.format("listed %s far %d answered %s", table.concat(listed, ","), far, tostring(answer)))
+  events.sleep(1)
+  events.exit()
+end)
+"""
+
+
+def bootstrap_lines(data: bytes) -> dict[int, str]:
+    return {r["node"]: r["text"] for r in records(data) if r["kind"] == "log" and r["text"].startswith("listed")}
+
+
+def test_job_nodes_follows_the_descriptors_list_size_live_and_simulated(tmp_path: Path) -> None:
+    app = tmp_path / "head.lua"
+    app.write_text(BOOTSTRAP_APP.format(list_type="head"))
+    simulated, data = sim(app, tmp_path, "--nodes", "5", "--time", "5")
+    assert simulated.returncode == 0, simulated.stderr
+    out = tmp_path / "live.jsonl"
+    live = subprocess.run([sys.executable, str(RUN_LOCAL), str(app), "--nodes", "5", "--time", "10", "--out", str(out),
+                           "--quiet"], capture_output=True, text=True, timeout=120)
+    assert live.returncode == 0, live.stderr
+    for lines in (bootstrap_lines(data), bootstrap_lines(out.read_bytes())):
+        assert lines == {k: f"listed 1,2 far {k % 5 + 1} answered {k % 5 + 1}" for k in range(1, 6)}
+
+
+def test_a_random_bootstrap_list_is_drawn_per_node_and_reproducibly(tmp_path: Path) -> None:
+    app = tmp_path / "random.lua"
+    app.write_text(BOOTSTRAP_APP.format(list_type="random"))
+    first, a = sim(app, tmp_path, "--nodes", "5", "--time", "5", name="a")
+    second, b = sim(app, tmp_path, "--nodes", "5", "--time", "5", name="b")
+    assert first.returncode == second.returncode == 0, first.stderr
+    lines = bootstrap_lines(a)
+    assert lines == bootstrap_lines(b) and len(lines) == 5
+    lists = [text.split()[1].split(",") for text in lines.values()]
+    assert all(len(set(listed)) == 2 and set(listed) <= set("12345") for listed in lists)
+    assert len({tuple(listed) for listed in lists}) > 1   # not the same two for every node

@@ -79,11 +79,14 @@ function M.runtime_modules(spec, job, limits)
   -- killing the process; where that is impossible (not Linux) SIGTERM keeps its default action.
   platform.catch_leave()
   math.randomseed(platform.random_seed())
+  -- spec.addresses: the simulator's prebuilt index of the job's addresses, shared by its nodes
   local peers = {}
-  for _, n in ipairs(spec.all_nodes or {}) do peers[#peers + 1] = n end
-  for _, n in ipairs(job.nodes) do peers[#peers + 1] = n end
+  if not spec.addresses then
+    for _, n in ipairs(spec.all_nodes or {}) do peers[#peers + 1] = n end
+    for _, n in ipairs(job.nodes) do peers[#peers + 1] = n end
+  end
   socket.init {
-    me = job.me, peers = peers, nb_ports = limits.network_nb_ports,
+    me = job.me, peers = peers, addresses = spec.addresses, nb_ports = limits.network_nb_ports,
     bind_ports = limits.bind_ports, allow = limits.connect_allow,
     max_sockets = limits.max_sockets, max_send = limits.max_send,
     max_receive = limits.max_receive, udp_drop_ratio = limits.udp_drop_ratio,

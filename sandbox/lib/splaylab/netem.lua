@@ -4,9 +4,12 @@ splaylab.socket asks it, for each message to another node of the job, when the m
 leave (delay, bandwidth), whether it is lost, and whether a partition holds it back.
 
 Runtime side only (never given to student code):
-  netem.init(block, me, nodes, nb_ports, epoch)   block = job.json's "net" (sandbox/netmodel.py
+  netem.init(block, me, nodes, nb_ports, epoch [, addresses])
+                                                  block = job.json's "net" (sandbox/netmodel.py
                                                   documents it), me = my position, epoch = the
-                                                  wall-clock time partition offsets count from
+                                                  wall-clock time partition offsets count from,
+                                                  addresses = "ip:port" -> position, prebuilt
+                                                  (the simulator shares one between nodes)
   netem.active                                    false: no emulation, the socket layer skips it
   netem.position_of(ip, port) -> k | nil          which node owns that address
   netem.delay(k) -> s        one-way delay to node k now (jitter or trace draw included)
@@ -48,7 +51,7 @@ local function normal(mean, sd)
   return mean + sd * sqrt(-2 * log(u1)) * cos(2 * pi * uniform())
 end
 
-function M.init(block, me, nodes, nb_ports, t0)
+function M.init(block, me, nodes, nb_ports, t0, addresses)
   net, index, free_at = nil, {}, -math.huge
   M.active = false
   if type(block) ~= "table" then return end
@@ -63,6 +66,7 @@ function M.init(block, me, nodes, nb_ports, t0)
   net.phases = net.phases or {}
   M.me = tonumber(me) or 1
   epoch = tonumber(t0) or platform.now()
+  if addresses then index, nodes = addresses, nil end
   for k, node in ipairs(nodes or {}) do
     local ip, port = node.ip and platform.toip(tostring(node.ip)), tonumber(node.port)
     if ip and port then

@@ -76,12 +76,18 @@ function M.init(opts)
       for k = 0, s.nb_ports - 1 do s.peers[ip .. ":" .. (port + k)] = true end
     end
   end
-  if opts.me then add_node(opts.me) end
-  for _, n in ipairs(opts.peers or {}) do add_node(n) end
+  if opts.addresses then
+    -- the simulator's one index of the job's addresses, shared by every node (read only): a
+    -- set of its own per node would cost memory in N^2
+    s.peers = opts.addresses
+  else
+    if opts.me then add_node(opts.me) end
+    for _, n in ipairs(opts.peers or {}) do add_node(n) end
+  end
   for _, a in ipairs(opts.allow or {}) do s.allow[tostring(a)] = true end
   M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
   warned = {}
-  netem.init(opts.net, opts.position, opts.job_nodes, s.nb_ports, opts.net_epoch)
+  netem.init(opts.net, opts.position, opts.job_nodes, s.nb_ports, opts.net_epoch, opts.addresses)
 end
 
 local function may_bind(port)
