@@ -212,17 +212,21 @@ def report_graceful_leave(output: Output, k: int, code: int, cut_short: bool = F
 
 def bootstrap_list(args: argparse.Namespace) -> str | None:
     """The app's descriptor's list_type/list_size into args (job.nodes is that list, as on the
-    service); an error message or None."""
+    service). A descriptor the service would refuse (e.g. nb_splayds beyond its live limit,
+    which a simulation may exceed) is not an error here: a warning, and every node listed."""
+    args.list_type, args.list_size = "head", 0
     if str(SANDBOX.parent / "backend") not in sys.path:
         sys.path.insert(0, str(SANDBOX.parent / "backend"))
     from lib.descriptor import DescriptorError, descriptor_parse  # backend/lib: no Django
     try:
         d = descriptor_parse(Path(args.app).read_text(errors="replace"), Path(args.app).name)
     except DescriptorError as e:
-        return str(e)
+        print(f"run_local: warning: descriptor not used ({e}): job.nodes lists every node", file=sys.stderr)
+        return None
     except OSError:
-        d = None   # run() names the missing file
-    args.list_type, args.list_size = (d.list_type, d.list_size) if d else ("head", 0)
+        return None   # run() names the missing file
+    if d:
+        args.list_type, args.list_size = d.list_type, d.list_size
     return None
 
 

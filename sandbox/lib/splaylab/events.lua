@@ -43,12 +43,13 @@ local M = { _NAME = "splaylab.events", _VERSION = "0.3", settings = { poll_every
 
 local create, resume, yield, costatus, running =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.running
-local type, ipairs, pairs, error, tonumber, select, unpack = type, ipairs, pairs, error, tonumber, select, unpack
+local type, ipairs, error, tonumber, select, unpack = type, ipairs, error, tonumber, select, unpack
 local floor = math.floor
 local traceback = debug.traceback
 
 local SUSPEND = {}         -- sentinel yielded by a thread that registered its own wake-up
 local KILLED = {}          -- sentinel yielded by a thread that killed itself
+local NONE = {}            -- an empty list, never written: "nothing ready" without a new table
 
 local recs = {}            -- coroutine -> record {co, token, waiting, wake_args, sock, dir}
 local ready = {}           -- records to resume next round, in order
@@ -408,14 +409,10 @@ end
 
 -- select over the sockets threads wait on and the leave signal
 local function poll_sockets(timeout)
-  local r, w = {}, {}
-  for s in pairs(readers) do r[#r + 1] = s end
-  for s in pairs(writers) do w[#w + 1] = s end
   local leave_signal = platform.leave_signal()
-  if leave_signal then r[#r + 1] = leave_signal end
-  local rr, ww = platform.select(r, w, timeout)
+  local rr, ww = platform.poll(readers, writers, leave_signal, timeout)
   local leave_requested = false
-  for _, s in ipairs(rr or {}) do
+  for _, s in ipairs(rr or NONE) do
     if s == leave_signal then
       leave_requested = true
     else
@@ -423,7 +420,7 @@ local function poll_sockets(timeout)
       if rec then wake(rec, rec.token, "ready") end
     end
   end
-  for _, s in ipairs(ww or {}) do
+  for _, s in ipairs(ww or NONE) do
     local rec = writers[s]
     if rec then wake(rec, rec.token, "ready") end
   end

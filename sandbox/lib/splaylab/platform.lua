@@ -8,6 +8,9 @@ this table, and only this table, for time, waiting, transport and identity:
   platform.sleep(t)                   block the whole process for t seconds (no thread running)
   platform.select(recvt, sendt, t)    readiness of raw transport sockets (LuaSocket semantics;
                                       t = nil blocks until one is ready)
+  platform.poll(readers, writers, extra, t)
+                                      the events loop's wait: select on the keys of two
+                                      tables keyed by socket (and on `extra` for reading)
   platform.tcp(), platform.udp()      raw transport sockets (LuaSocket objects)
   platform.toip(host)                 name resolution -> ip or nil, err
   platform.identity                   {position, ip, port, job_id, seed} of this node
@@ -46,6 +49,14 @@ end
 function M.select(recvt, sendt, timeout)
   if timeout and timeout < 0 then timeout = 0 end
   return socket.select(recvt, sendt, timeout)
+end
+
+function M.poll(readers, writers, extra, timeout)
+  local r, w = {}, {}
+  for s in pairs(readers) do r[#r + 1] = s end
+  for s in pairs(writers) do w[#w + 1] = s end
+  if extra then r[#r + 1] = extra end
+  return M.select(r, w, timeout)
 end
 
 function M.tcp() return socket.tcp() end

@@ -101,9 +101,34 @@ local function wake(kernel, node)
   end
 end
 
+-- Does the node wait on that socket (in a select, or in its events loop's poll)?
+local function waits_on(node, sock)
+  if node.wait_set then return node.wait_set[sock] end
+  local r = node.poll_r
+  return r ~= nil and (r[sock] ~= nil or node.poll_w[sock] ~= nil or node.poll_x == sock)
+end
+
 -- A socket became readable: its owner wakes now if it waits on that socket.
 local function on_ready(kernel, owner, sock)
-  if owner.wait_set and owner.wait_set[sock] then wake(kernel, owner) end
+  if waits_on(owner, sock) then wake(kernel, owner) end
+end
+
+-- The sockets among the keys of `set` that are ready, in creation order, after `first` (the
+-- leave signal, id 0); nil when none is.
+local function ready_in(set, method, first)
+  local out = first and { first } or nil
+  for s in pairs(set) do
+    if s[method](s) then
+      if out then out[#out + 1] = s else out = { s } end
+    end
+  end
+  if out and out[2] then
+    sort(out, by_id)
+    for _, s in ipairs(out) do out[s] = true end
+  elseif out then
+    out[out[1]] = true
+  end
+  return out
 end
 
 local function leave_signal()
@@ -154,6 +179,20 @@ local function node_platform(kernel, node)
     for _, s in ipairs(sendt or {}) do set[s] = true end
     suspend(timeout and kernel.now + timeout, set)
     return ready_of(recvt, "readable"), ready_of(sendt, "writable")
+  end
+  -- The events loop's wait on its own reader and writer sets (keyed by socket), without the
+  -- arrays LuaSocket's select takes: nil for "none ready" (the loop's common case).
+  function p.poll(readers, writers, extra, timeout)
+    if timeout and timeout < 0 then timeout = 0 end
+    local x = extra and extra:readable() and extra or nil
+    local r, w = ready_in(readers, "readable", x), ready_in(writers, "writable")
+    if r or w or timeout == 0 then return r, w end
+    blocking("select")
+    node.poll_r, node.poll_w, node.poll_x = readers, writers, extra
+    suspend(timeout and kernel.now + timeout, nil)
+    node.poll_r, node.poll_w, node.poll_x = nil, nil, nil
+    x = extra and extra:readable() and extra or nil
+    return ready_in(readers, "readable", x), ready_in(writers, "writable")
   end
   function p.tcp() return net:tcp(node, node.ip) end
   function p.udp() return net:udp(node, node.ip) end
@@ -234,7 +273,7 @@ function Kernel:leave(node, graceful)
   end
   node.left = "graceful"
   node.leave.requests = node.leave.requests + 1
-  if node.wait_set and node.wait_set[node.leave] then wake(self, node) end
+  if waits_on(node, node.leave) then wake(self, node) end
   self:at(self.now + self.grace, function()
     if node.state == "running" then
       self:_end(node, -9, ("left (churn: graceful; killed after the %g s grace period)"):format(self.grace))
