@@ -70,7 +70,8 @@ def main() -> int:
             import netmodel
             blocks = netmodel.compile_job(netmodel.parse_net(args.net), args.nodes, args.seed, duration=args.time)
         job = simulate.SimJob(app=chord_app(args.nodes, Path(tmp)), nodes=args.nodes, time=args.time,
-                              seed=args.seed, net_blocks=blocks, max_wall=24 * 3600, list_size=1)
+                              seed=args.seed, net_blocks=blocks, max_wall=24 * 3600, max_cpu=24 * 3600,
+                              list_size=1)
         result = simulate.simulate(job, on_record, on_progress)
     final = result.final
     peak_kb = final.peak_rss_kb if final else 0
