@@ -177,6 +177,8 @@ class Output:
             sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
             sys.stdout.flush()
         if self.out:
+            if self.virtual is not None:
+                rec["sim"] = True   # a simulated run's records say so (docs/simulation.md)
             self.out.write(json.dumps(rec) + "\n")
 
 

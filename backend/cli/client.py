@@ -70,9 +70,21 @@ def resolve_api(server: str | None, token: str | None, root: Path) -> Api:
     return Api(server, token)
 
 
-def format_line(line: dict[str, Any]) -> str:
-    stamp = datetime.fromtimestamp(line["t"]).strftime("%H:%M:%S.%f")[:-3]
+def format_line(line: dict[str, Any], virtual_epoch: float | None = None) -> str:
+    """A log line as `./splaylab run` prints it: a simulated job's (virtual_epoch = its start,
+    jobs.simulation stamps lines start + virtual time) in virtual seconds."""
+    if virtual_epoch is not None:
+        # lines are stored to the ms: round before printing (+ 0.0 turns -0.0 into 0.0)
+        stamp = f"{round(line['t'] - virtual_epoch, 3) + 0.0:>9.3f}s"
+    else:
+        stamp = datetime.fromtimestamp(line["t"]).strftime("%H:%M:%S.%f")[:-3]
     return f"node {line['node']:>3} {stamp} {line['level']:<7} {line['text']}"
+
+
+def _virtual_epoch(job: dict[str, Any]) -> float | None:
+    if job.get("mode") != "sim" or not job.get("started_at"):
+        return None
+    return datetime.fromisoformat(str(job["started_at"]).replace("Z", "+00:00")).timestamp()
 
 
 def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
@@ -80,10 +92,11 @@ def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
     after = churn_after = 0
     while True:
         job = api.request("GET", f"/api/jobs/{job_id}/")
+        epoch = _virtual_epoch(job)
         while True:
             page = api.request("GET", f"/api/jobs/{job_id}/logs/?after={after}&limit=1000")
             for line in page["lines"]:
-                out.write(format_line(line) + "\n")
+                out.write(format_line(line, epoch) + "\n")
             out.flush()
             after = page["next_after"] or after
             if len(page["lines"]) < 1000:
@@ -95,7 +108,7 @@ def follow(api: Api, job_id: int, out=sys.stdout) -> dict[str, Any]:
             time.sleep(POLL_SECONDS * 2)
             page = api.request("GET", f"/api/jobs/{job_id}/logs/?after={after}&limit=1000")
             for line in page["lines"]:
-                out.write(format_line(line) + "\n")
+                out.write(format_line(line, epoch) + "\n")
             if len(page["lines"]) < 1000:
                 return job
             after = page["next_after"]
@@ -149,9 +162,10 @@ def network_options(net: str | None, loss: str | None, bandwidth: str | None,
 
 def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: str | None,
            do_follow: bool, network: dict[str, Any] | None = None, churn: Path | None = None,
-           scenario: str | None = None, keep_population: bool = False) -> int:
+           scenario: str | None = None, keep_population: bool = False, sim: bool = False,
+           seed: int | None = None) -> int:
     """nodes/duration None: the server takes them from the code's resource descriptor (or
-    from the churn scenario: a file, or a library scenario by name)."""
+    from the churn scenario: a file, or a library scenario by name). sim: a simulated job."""
     try:
         code = path.read_text()
         churn_text = churn.read_text() if churn is not None else None
@@ -162,13 +176,14 @@ def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: 
     body = {"code": code, "filename": path.name, "nodes": nodes, "duration": duration,
             "name": name or path.stem, "network": network or None, "churn": churn_text,
             "scenario": scenario_id(api, scenario) if scenario else None,
-            "keep_population": keep_population or None}
+            "keep_population": keep_population or None, "mode": "sim" if sim else None, "seed": seed}
     job = api.request("POST", "/api/jobs/", {k: v for k, v in body.items() if v is not None})
     churn_info = job.get("churn")
     scenario_text = "" if not churn_info else (
         f", churn {churn_info['name'] or (churn.name if churn else 'keep population')}"
         + (f" (+{churn_info['spares']} spares)" if churn_info["spares"] else ""))
-    print(f"job {job['id']} submitted: {job['nodes']} nodes for {job['duration']} s, network "
+    simulated = f" (simulated, seed {job.get('seed')})" if job.get("mode") == "sim" else ""
+    print(f"job {job['id']} submitted{simulated}: {job['nodes']} nodes for {job['duration']} s, network "
           f"{job.get('network', 'lan')}{scenario_text} "
           f"({api.server.rstrip('/')}/jobs/{job['id']})", file=sys.stderr)
     if not do_follow:

@@ -189,6 +189,9 @@ def test_job_nodes_follows_the_descriptors_list_size_live_and_simulated(tmp_path
     assert live.returncode == 0, live.stderr
     for lines in (bootstrap_lines(data), bootstrap_lines(out.read_bytes())):
         assert lines == {k: f"listed 1,2 far {k % 5 + 1} answered {k % 5 + 1}" for k in range(1, 6)}
+    # and a simulated run's records say so, a live run's do not
+    assert all(r["sim"] is True for r in records(data))
+    assert not any("sim" in r for r in records(out.read_bytes()))
 
 
 def test_a_random_bootstrap_list_is_drawn_per_node_and_reproducibly(tmp_path: Path) -> None:

@@ -89,3 +89,26 @@ def test_descriptor_gives_the_node_count_when_the_cli_gives_none(stack, tmp_path
     assert result.returncode == 0, result.stderr
     assert "3 nodes for 15 s" in result.stderr
     assert sorted(node for node, _, _ in parse(result.stdout)) == [1, 2, 3]
+
+
+VIRTUAL_LINE = re.compile(r"^node\s+(\d+)\s+(\d+\.\d{3})s (\w+)\s+(.*)$")
+
+
+def test_a_simulated_job_says_so_and_its_lines_carry_virtual_seconds(stack, tmp_path: Path) -> None:
+    app = tmp_path / "count.lua"
+    app.write_text(COUNTING_APP.replace("events.sleep(0.05)", "events.sleep(2)"))
+
+    result = stack.cli("submit", str(app), "--nodes", "4", "--time", "60", "--sim", "--seed", "3", "--follow")
+
+    assert result.returncode == 0, result.stderr
+    assert "(simulated, seed 3)" in result.stderr and "ENDED" in result.stderr
+    rows = [VIRTUAL_LINE.match(raw) for raw in result.stdout.splitlines()]
+    assert all(rows), result.stdout
+    per_node: dict[int, list[tuple[float, str]]] = defaultdict(list)
+    for m in rows:
+        per_node[int(m.group(1))].append((float(m.group(2)), m.group(4)))
+    assert sorted(per_node) == [1, 2, 3, 4]
+    for node, lines in per_node.items():
+        # four sleeps of 2 virtual seconds: the last count and "done" at exactly 8 s
+        assert [text for _, text in lines] == [f"count {node} {i}" for i in range(1, 21)] + [f"done {node} of 4"]
+        assert [t for t, _ in lines][:5] == [0.0] * 5 and lines[-1][0] == 8.0
