@@ -42,6 +42,11 @@ local HOOK_EVERY = 1000000         -- interpreted instructions between two spin 
 
 ffi.cdef [[ int dprintf(int fd, const char *format, ...); ]]
 
+-- The collector starts a cycle when the heap reaches 150 % of what the last one kept (LuaJIT's
+-- default: 200 %): on a 300-node Chord, peak memory -27 % at no measured cost in speed (100 %:
+-- -47 %, but 40 % slower). Memory, not time, is what stops large simulations first.
+collectgarbage("setpause", 150)
+
 local function read_file(path)
   local f, err = io.open(path, "rb")
   if not f then

@@ -51,10 +51,29 @@ describe("sim.world", function()
       local r, k, j = m.random(), m.random(6), m.random(-3, 3)
       assert.is_true(r >= 0 and r < 1 and k >= 1 and k <= 6 and j >= -3 and j <= 3 and k % 1 == 0)
     end
-    assert.has_error(function() m.random(5, 1) end, "bad argument #1 to 'random' (interval is empty)")
+    assert.has_error(function() m.random("x") end, "bad argument #1 to 'random' (number expected, got string)")
     m.randomseed(3)
     local x = m.random()
     m.randomseed(3)
     assert.equal(x, m.random())
+  end)
+
+  it("draws exactly what LuaJIT's math.random draws after the same randomseed (live = simulated)", function()
+    -- the seeds node.lua gives (platform.random_seed: seed * 7919 + position * 104729), and others
+    for _, seed in ipairs({ 0, 1, 42, 7919 + 104729 * 17, 2147483646, 0.5, -3 }) do
+      local m = world.new_math(seed)
+      math.randomseed(seed)
+      for i = 1, 3000 do
+        local live, simulated
+        if i % 3 == 0 then live, simulated = math.random(), m.random()
+        elseif i % 3 == 1 then live, simulated = math.random(1000), m.random(1000)
+        else live, simulated = math.random(-5, 2 ^ 24), m.random(-5, 2 ^ 24) end
+        assert.equal(live, simulated)
+      end
+    end
+    -- LuaJIT does not check the interval: neither does a simulated node
+    local m = world.new_math(8)
+    math.randomseed(8)
+    assert.equal(math.random(5, 1), m.random(5, 1))
   end)
 end)
