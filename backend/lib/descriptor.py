@@ -32,7 +32,7 @@ COMMENT_PREFIX_RE = re.compile(r"^\s*--+")
 # A line inside the block may also open/close the Lua comment around it: --[[ or ]] or --]].
 BRACKET_ONLY_RE = re.compile(r"^\s*(--)?\s*(\[=*\[|\]=*\])\s*$")
 
-MAX_NODES = 1000
+MAX_NODES = 10_000   # a simulated job's limit; job_create holds live jobs to their own (1,000)
 MAX_TIME = 3600
 MB = 1024**2
 GB = 1024**3

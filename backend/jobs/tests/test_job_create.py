@@ -83,6 +83,18 @@ def test_descriptor_gives_the_nodes_and_bounds_the_duration(student_client, monk
     assert (res.json()["nodes"], res.json()["duration"]) == (7, 5)
 
 
+def test_a_descriptor_may_ask_for_more_nodes_than_a_live_job_holds_when_simulated(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    monkeypatch.setattr("jobs.tasks.simulation_run.delay", lambda job_id: None)
+    code = _with_descriptor("nb_splayds 2000", "list_size 1")
+    res = student_client.post(URL, {"code": code}, format="json")
+    assert res.status_code == 400
+    assert res.json() == {"nodes": ["nodes must be between 1 and 1,000 (up to 10,000 simulated)"]}
+    res = student_client.post(URL, {"code": code, "mode": "sim"}, format="json")
+    assert res.status_code == 201, res.json()
+    assert (res.json()["nodes"], res.json()["mode"]) == (2000, "sim")
+
+
 def test_without_descriptor_nodes_are_required_and_duration_defaults_to_30(
         student_client, monkeypatch) -> None:
     monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)

@@ -84,7 +84,7 @@ def test_unknown_key_names_the_line_and_suggests() -> None:
 
 
 @pytest.mark.parametrize("line,message", [
-    ("nb_splayds 0", "'nb_splayds': expected an integer between 1 and 1000, got 0"),
+    ("nb_splayds 0", "'nb_splayds': expected an integer between 1 and 10000, got 0"),
     ("nb_splayds ten", "'nb_splayds': expected an integer, got 'ten'"),
     ("list_type ring", "'list_type': expected one of head, random, got 'ring'"),
     ("max_mem 20MB", "'max_mem': expected an integer (bytes), got '20MB'"),
