@@ -233,12 +233,12 @@ def bootstrap_list(args: argparse.Namespace) -> str | None:
 
 
 def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> dict[str, Any]:
-    if str(DAEMON_DIR) not in sys.path:
-        sys.path.insert(0, str(DAEMON_DIR))
-    from splayd.jobs import bootstrap_nodes  # the daemon's own reading of list_type/list_size
+    if str(SANDBOX) not in sys.path:
+        sys.path.insert(0, str(SANDBOX))
+    import simulate  # sandbox/simulate.py: bootstrap_list, one reading for live and simulated runs
     list_type, list_size = getattr(args, "list_type", "head"), getattr(args, "list_size", 0)
-    rng = random.Random((args.seed or 0) * 1000003 + k)
-    job = {"me": nodes[k - 1], "nodes": bootstrap_nodes(nodes, list_type, list_size, rng), "all_nodes": nodes,
+    listed = simulate.bootstrap_list(nodes, list_type, list_size, args.seed or 0, k)
+    job = {"me": nodes[k - 1], "nodes": listed, "all_nodes": nodes,
            "position": k, "job_id": 0, "duration": args.time, "list_type": list_type, "list_size": list_size}
     if args.seed is not None:
         job["seed"] = args.seed

@@ -4,8 +4,8 @@ virtual clock (docs/simulation.md).
 
   luajit sandbox/sim.lua sim.json       (sandbox/simulate.py writes sim.json and runs this)
 
-sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], list_type, list_size (job.nodes, as
-the descriptor says), net: [block per node] | null,
+sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], list_type, bootstrap: [positions per
+node] | null (job.nodes: null, every node), net: [block per node] | null,
 churn: [[t, position, "join"|"leave", graceful]...] | null (null: every node joins at 0),
 stop_reason, limits, spin_limit (CPU seconds one node may compute without waiting), grace}.
 
@@ -127,24 +127,14 @@ local string_of_node = string
 local function string_index(_, key) return string_of_node[key] end
 getmetatable("").__index = string_index
 
--- Every node's job.nodes follows the descriptor's list_type/list_size as a daemon gives it
--- (splayd.jobs.bootstrap_nodes): head = the first list_size nodes, random = list_size of them
--- drawn per node (here from the seed and the position), 0 = all. A full list is a table per
--- node and entry: with 10,000 nodes, ~1.2 MB per node.
-local list_type, list_size = spec.list_type or "head", tonumber(spec.list_size) or 0
+-- Every node's job.nodes: the positions simulate.py chose for it as a daemon would
+-- (splayd.jobs.bootstrap_nodes: the descriptor's list_type/list_size), or every node.
+local list_type = spec.list_type or "head"
 local function bootstrap_nodes(k)
-  local all = spec.nodes
-  if list_size <= 0 or list_size >= #all then return all end
+  local positions = spec.bootstrap and spec.bootstrap[k]
+  if not positions then return spec.nodes end
   local list = {}
-  if list_type == "random" then
-    local rng, taken = world.new_math(seed * 1000003 + k), {}
-    while #list < list_size do
-      local i = rng.random(#all)
-      if not taken[i] then taken[i] = true; list[#list + 1] = all[i] end
-    end
-  else
-    for i = 1, list_size do list[i] = all[i] end
-  end
+  for i, position in ipairs(positions) do list[i] = spec.nodes[position] end
   return list
 end
 

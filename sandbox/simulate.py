@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import resource
 import selectors
 import shutil
@@ -117,6 +118,29 @@ def run_plan(plan: Any, duration: float | int) -> tuple[list[tuple[float, int, s
     return churn, until, stop_reason
 
 
+def _daemon_importable() -> None:
+    if str(DAEMON_DIR) not in sys.path:
+        sys.path.insert(0, str(DAEMON_DIR))
+
+
+def bootstrap_list(nodes: list[Any], list_type: str, list_size: int, seed: int, position: int) -> list[Any]:
+    """job.nodes of the node at `position`, as a daemon gives it (splayd.jobs.bootstrap_nodes, the
+    one reading of list_type/list_size), a random list drawn from the seed and the position: a
+    local live run and its simulation list the same nodes."""
+    _daemon_importable()
+    from splayd.jobs import bootstrap_nodes
+    return bootstrap_nodes(nodes, list_type, list_size, random.Random(seed * 1000003 + position))
+
+
+def _bootstrap_positions(job: "SimJob", nodes: list[dict[str, Any]]) -> list[list[int]] | None:
+    """sim.json's "bootstrap": each node's job.nodes as positions; None when every node lists all."""
+    if job.list_size <= 0 or job.list_size >= len(nodes):
+        return None
+    position_of = {id(n): k for k, n in enumerate(nodes, 1)}
+    return [[position_of[id(n)] for n in bootstrap_list(nodes, job.list_type, job.list_size, job.seed, k)]
+            for k in range(1, len(nodes) + 1)]
+
+
 def node_addresses(n: int) -> list[dict[str, Any]]:
     """The simulated nodes' addresses: as a local live run's (127.0.0.1, one port each)."""
     return [{"ip": "127.0.0.1", "port": 20000 + i} for i in range(n)]
@@ -127,8 +151,7 @@ def _argv(luajit: str, spec_path: Path, workdir: Path, seed_file: Path, seccomp_
     bwrap = shutil.which("bwrap")
     reproducible = False
     if bwrap and seccomp_fd is not None:
-        if str(DAEMON_DIR) not in sys.path:
-            sys.path.insert(0, str(DAEMON_DIR))
+        _daemon_importable()
         from splayd.isolation import bwrap_argv  # the daemon's own sandbox, one definition
         wrap = bwrap_argv(bwrap, SANDBOX, luajit, workdir)[:-1]   # without its "--"
         # --unshare-user: without it, root's exec into the capability-less sandbox clears the
@@ -157,12 +180,13 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
     root.mkdir(parents=True, exist_ok=True)
     nodes_dir = root / "nodes"
     nodes_dir.mkdir(exist_ok=True)
+    addresses = node_addresses(job.nodes)
     spec = {
         "app": str(root / "app.lua"), "workdir": str(nodes_dir), "time": job.time, "seed": job.seed,
-        "nodes": node_addresses(job.nodes), "net": job.net_blocks, "churn": job.churn,
+        "nodes": addresses, "net": job.net_blocks, "churn": job.churn,
         "until": job.until if job.until is not None else job.time, "stop_reason": job.stop_reason,
         "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
-        "list_type": job.list_type, "list_size": job.list_size,
+        "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
     }
     shutil.copyfile(job.app, root / "app.lua")
     spec_path = root / "sim.json"

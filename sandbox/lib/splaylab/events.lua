@@ -38,13 +38,13 @@ blocking outside a thread, delays it (up to the host's SIGKILL).
 ]]
 local platform = require "splaylab.platform"
 local output = require "splaylab.output"
+local heap = require "splaylab.heap"
 
 local M = { _NAME = "splaylab.events", _VERSION = "0.3", settings = { poll_every = 1, leave_poll = 0.05 } }
 
 local create, resume, yield, costatus, running =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.running
 local type, ipairs, error, tonumber, select, unpack = type, ipairs, error, tonumber, select, unpack
-local floor = math.floor
 local traceback = debug.traceback
 
 local SUSPEND = {}         -- sentinel yielded by a thread that registered its own wake-up
@@ -68,36 +68,10 @@ local next_leave_poll = 0  -- when a busy loop reads the leave signal next
 M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
 
--- timer heap -------------------------------------------------------------------------------
-local function heap_push(item)
-  local h = timers
-  local i = #h + 1
-  h[i] = item
-  while i > 1 do
-    local p = floor(i / 2)
-    if h[p][1] <= h[i][1] then break end
-    h[p], h[i] = h[i], h[p]
-    i = p
-  end
-end
-
-local function heap_pop()
-  local h = timers
-  local top, n = h[1], #h
-  h[1] = h[n]
-  h[n] = nil
-  n = n - 1
-  local i = 1
-  while true do
-    local l, r, s = 2 * i, 2 * i + 1, i
-    if l <= n and h[l][1] < h[s][1] then s = l end
-    if r <= n and h[r][1] < h[s][1] then s = r end
-    if s == i then break end
-    h[s], h[i] = h[i], h[s]
-    i = s
-  end
-  return top
-end
+-- timer heap (by time) -----------------------------------------------------------------------
+local function earlier(a, b) return a[1] < b[1] end
+local function heap_push(item) heap.push(timers, item, earlier) end
+local function heap_pop() return heap.pop(timers, earlier) end
 
 -- A thread woken before its deadline leaves a stale entry in the heap, which would keep the
 -- thread (its coroutine and stack) alive until the deadline (rpc: 60 s). Drop them in bulk

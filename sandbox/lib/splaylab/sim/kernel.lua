@@ -20,14 +20,15 @@ Usage (sim.lua):
   k:run(until_t, on_tick)            -- process events up to until_t
 Node API for start_node: node.platform (install into the node's world), node.exit(code) ends it.
 ]]
+local minheap = require "splaylab.heap"
 local vnet = require "splaylab.sim.vnet"
 
 local M = { _NAME = "splaylab.sim.kernel", _VERSION = "0.1" }
 
 local create, resume, yield, running, costatus =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.running, coroutine.status
-local floor, sort, error, ipairs, pairs, setmetatable, tostring =
-  math.floor, table.sort, error, ipairs, pairs, setmetatable, tostring
+local sort, error, ipairs, pairs, setmetatable, tostring =
+  table.sort, error, ipairs, pairs, setmetatable, tostring
 
 local WAIT, EXIT = {}, {}   -- what a node's coroutine yields: it waits, or it has ended
 
@@ -40,35 +41,8 @@ local function less(a, b)
   return a[2] < b[2]
 end
 
-function Kernel:_push(e)
-  local h = self.heap
-  local i = #h + 1
-  h[i] = e
-  while i > 1 do
-    local p = floor(i / 2)
-    if not less(h[i], h[p]) then break end
-    h[p], h[i] = h[i], h[p]
-    i = p
-  end
-end
-
-function Kernel:_pop()
-  local h = self.heap
-  local top, n = h[1], #h
-  h[1] = h[n]
-  h[n] = nil
-  n = n - 1
-  local i = 1
-  while true do
-    local l, r, s = 2 * i, 2 * i + 1, i
-    if l <= n and less(h[l], h[s]) then s = l end
-    if r <= n and less(h[r], h[s]) then s = r end
-    if s == i then break end
-    h[s], h[i] = h[i], h[s]
-    i = s
-  end
-  return top
-end
+function Kernel:_push(e) minheap.push(self.heap, e, less) end
+function Kernel:_pop() return minheap.pop(self.heap, less) end
 
 function Kernel:_post(t, fn, node, token)
   local seq = self.seq + 1
