@@ -1,0 +1,114 @@
+"""One grading run: the composed app under a run of the spec, through `./splaylab run` (simulated
+or live), read back as the JSONL records of docs/simulation.md.
+
+Reference runs in simulation are deterministic (docs/simulation.md), so their records are kept in
+a cache keyed by everything that decides them: the composed app, the run, the scenario's text and
+the runtime's own code. Fifty submissions of one assignment run the reference once.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .spec import ROOT, SANDBOX, RunSpec
+
+RUN_LOCAL = SANDBOX / "run_local.py"
+DEFAULT_CACHE = ROOT / "var" / "grading-cache"
+
+
+@dataclass
+class RunResult:
+    run: RunSpec
+    records: list[dict[str, Any]]
+    wall_s: float
+    failure: str | None = None          # the runner's own complaint (a limit, a crash), if any
+    cached: bool = False
+    stderr_tail: list[str] = field(default_factory=list)
+
+
+def runtime_digest() -> str:
+    """The runtime's code: a change to it may change a simulation's records."""
+    h = hashlib.sha256()
+    files = sorted((SANDBOX / "lib").rglob("*.lua")) + [SANDBOX / n for n in
+                                                          ("sim.lua", "node.lua", "simulate.py", "run_local.py",
+                                                           "netmodel.py", "churn.py")]
+    for p in files:
+        if p.is_file():
+            h.update(p.relative_to(SANDBOX).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
+def _cache_key(app: str, run: RunSpec, churn_text: str | None) -> str:
+    blob = json.dumps({"app": app, "run": run.key(), "churn": churn_text, "runtime": runtime_digest()},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def execute(app: str, run: RunSpec, churn_text: str | None = None, *, cache_dir: Path | None = None,
+            timeout: float | None = None) -> RunResult:
+    """Run app (Lua source) under run; with cache_dir, simulated runs are read from / written to it."""
+    key = None
+    if cache_dir is not None and run.mode == "sim":
+        key = _cache_key(app, run, churn_text)
+        hit = cache_dir / f"{key}.json"
+        if hit.is_file():
+            data = json.loads(hit.read_text())
+            return RunResult(run=run, records=data["records"], wall_s=data["wall_s"], failure=data["failure"],
+                             cached=True)
+    result = _run(app, run, churn_text, timeout)
+    if key is not None and cache_dir is not None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
+        tmp.write_text(json.dumps({"records": result.records, "wall_s": result.wall_s, "failure": result.failure}))
+        tmp.replace(cache_dir / f"{key}.json")   # atomic: concurrent graders never read half a file
+    return result
+
+
+def _run(app: str, run: RunSpec, churn_text: str | None, timeout: float | None) -> RunResult:
+    with tempfile.TemporaryDirectory(prefix="splaylab-grade-") as tmp:
+        folder = Path(tmp)
+        (folder / "app.lua").write_text(app, encoding="utf-8")
+        out = folder / "records.jsonl"
+        argv = [sys.executable, str(RUN_LOCAL), str(folder / "app.lua"), "--time", f"{run.time:g}",
+                "--seed", str(run.seed), "--out", str(out), "--quiet"]
+        if run.mode == "sim":
+            argv.append("--sim")
+        if run.net:
+            argv += ["--net", run.net]
+        if churn_text is not None:
+            (folder / "scenario.churn").write_text(churn_text, encoding="utf-8")
+            argv += ["--churn", str(folder / "scenario.churn")]
+        else:
+            argv += ["--nodes", str(run.nodes)]
+        # a live run takes its duration plus start-up; a simulation its CPU, bounded generously
+        limit = timeout if timeout is not None else (run.time + 120 if run.mode == "live" else 1800)
+        started = time.monotonic()
+        failure = None
+        try:
+            p = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=limit)
+            stderr = [line for line in p.stderr.splitlines() if line.strip()]
+            complaints = [line.removeprefix("run_local: ") for line in stderr if line.startswith("run_local: ")]
+            if complaints:
+                failure = complaints[-1]
+            elif p.returncode not in (0, 1):
+                failure = f"the run ended with status {p.returncode}: " + (stderr[-1] if stderr else "")
+        except subprocess.TimeoutExpired:
+            stderr = []
+            failure = f"the run took more than {limit:g} s of wall time"
+        wall = time.monotonic() - started
+        records = []
+        if out.is_file():
+            for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    continue
+        return RunResult(run=run, records=records, wall_s=wall, failure=failure, stderr_tail=stderr[-5:])
