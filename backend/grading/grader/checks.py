@@ -289,10 +289,24 @@ def lookup_success(ctx: Context) -> Outcome:
     return Outcome(min(1.0, rate / p["min_rate"]) if p["min_rate"] > 0 else 1.0, msg, rate >= p["min_rate"])
 
 
+def _right_lookups(run: RunData) -> tuple[list[dict[str, Any]], str | None]:
+    """The answered lookups that found the true owner, or a reason why there are too few of them
+    to judge their hops or latency (a node that answers itself at once is fast, not right)."""
+    judged = _judged_lookups(run)
+    right = [r for _, ok, r in judged if ok]
+    if not judged:
+        return [], "no lookup was recorded"
+    if len(right) < 0.5 * len(judged):
+        return [], f"only {len(right)} of {len(judged)} lookups found the key's owner: too few to judge"
+    return right, None
+
+
 @library_check("hop_bound", stat="mean", factor=0.5, plus=1)
 def hop_bound(ctx: Context) -> Outcome:
     p = ctx.params
-    lookups = ctx.run.metric("lookup_latency")
+    lookups, why = _right_lookups(ctx.run)
+    if why:
+        return Outcome(0, why)
     hops = [float((r.get("fields") or {}).get("hops", "nan")) for r in lookups]
     hops = [h for h in hops if h == h]
     if not hops:
@@ -301,16 +315,22 @@ def hop_bound(ctx: Context) -> Outcome:
     n = max(2, len(ctx.run.alive_at(mid)))
     bound = p["factor"] * math.log2(n) + p["plus"]
     value = stat(hops, p["stat"])
-    msg = (f"{p['stat']} hops {value:.2f} over {len(hops)} lookups; bound {p['factor']:g} x log2({n}) + "
+    msg = (f"{p['stat']} hops {value:.2f} over {len(hops)} right lookups; bound {p['factor']:g} x log2({n}) + "
            f"{p['plus']:g} = {bound:.2f}")
     return Outcome(1 if value <= bound else bound / value, msg, value <= bound)
 
 
 def _vs_reference(ctx: Context, metric: str, pct: float, max_ratio: float, what: str) -> Outcome:
-    mine = ctx.run.values(metric)
     if ctx.reference is None:
         raise CheckError("no reference run to compare with")
-    ref = ctx.reference.values(metric)
+    if metric == "lookup_latency":   # the right answers only, on both sides
+        right, why = _right_lookups(ctx.run)
+        if why:
+            return Outcome(0, why)
+        mine = [float(r["value"]) for r in right]
+        ref = [float(r["value"]) for r in _right_lookups(ctx.reference)[0]]
+    else:
+        mine, ref = ctx.run.values(metric), ctx.reference.values(metric)
     if not ref:
         raise CheckError(f"the reference solution recorded no {metric} on run {ctx.run.name!r}")
     if not mine:
