@@ -1,0 +1,69 @@
+"""assignments/chord graded end to end (simulated runs, the real grader): the reference scores
+100, the starter scores low and says why, each buggy variant fails the checks it should and
+passes the others. ~40 s."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grading.grader import grade, load_assignment
+
+FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "chord"
+ERRORS, SUCC, PRED, LOOKUPS, HOPS, LATENCY = (
+    "No node raises an error", "Every successor is right", "Every predecessor is right",
+    "Lookups find the key's owner", "Lookups take O(log N) hops", "Lookup latency close to the reference's")
+
+
+@pytest.fixture(scope="module")
+def assignment():
+    return load_assignment(FOLDER)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("grading-cache")
+
+
+def checks_of(assignment, cache, rel: str) -> tuple[float, dict[str, dict]]:
+    report = grade(assignment, (FOLDER / rel).read_text(), cache_dir=cache).to_dict()
+    return report["score"], {c["name"]: c for c in report["checks"]}
+
+
+def failed(checks: dict[str, dict]) -> set[str]:
+    return {name for name, c in checks.items() if not c["passed"]}
+
+
+def test_the_reference_scores_100(assignment, cache) -> None:
+    score, checks = checks_of(assignment, cache, "reference/app.lua")
+    assert score == 100, checks
+    assert "64 of 64 live nodes" in checks[SUCC]["message"]
+
+
+def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
+    score, checks = checks_of(assignment, cache, "starter/app.lua")
+    assert score < 20
+    assert failed(checks) == {SUCC, PRED, LOOKUPS, HOPS, LATENCY}
+    assert "has successor" in checks[SUCC]["message"] and "the right one is" in checks[SUCC]["message"]
+    assert "too few to judge" in checks[HOPS]["message"]
+
+
+def test_linear_routing_is_right_but_slow(assignment, cache) -> None:
+    score, checks = checks_of(assignment, cache, "variants/linear-routing.lua")
+    assert failed(checks) == {HOPS, LATENCY}, checks
+    assert "bound 0.5 x log2(64) + 1" in checks[HOPS]["message"]
+    assert 50 < score < 90
+
+
+def test_an_owner_off_by_one_fails_the_lookups(assignment, cache) -> None:
+    _, checks = checks_of(assignment, cache, "variants/owner-off-by-one.lua")
+    # join itself uses find_successor: the ring is wrong too; nothing raises
+    assert LOOKUPS in failed(checks) and SUCC in failed(checks)
+    assert ERRORS not in failed(checks)
+    assert "answered a wrong node" in checks[LOOKUPS]["message"]
+
+
+def test_a_stabilize_that_never_adopts_leaves_the_ring_unbuilt(assignment, cache) -> None:
+    _, checks = checks_of(assignment, cache, "variants/stabilize-no-adopt.lua")
+    assert {SUCC, LOOKUPS} <= failed(checks)
+    assert ERRORS not in failed(checks)

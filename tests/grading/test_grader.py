@@ -1,0 +1,152 @@
+"""The grader itself (backend/grading/grader, docs/grading.md): bad assignment folders are refused
+with a message naming the problem, a submission's errors keep its own line numbers, grading is
+reproducible, custom checks run and a broken one loses only its own points, and the CLI's JSON."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from grading.grader import SpecError, grade, load_assignment
+from grading.grader.compose import compose, syntax_error
+
+ROOT = Path(__file__).resolve().parents[2]
+CHORD = ROOT / "assignments" / "chord"
+
+
+def tiny_assignment(tmp: Path, checks: list[dict], checks_py: str | None = None, **run: object) -> Path:
+    """A one-run assignment around a small app; the harness logs nothing."""
+    folder = tmp / "tiny"
+    (folder / "starter").mkdir(parents=True)
+    (folder / "reference").mkdir()
+    (folder / "starter" / "app.lua").write_text("-- nothing\n")
+    (folder / "reference" / "app.lua").write_text(
+        "events.thread(function() metrics.observe('lookup_latency', 0.1) end)\n")
+    (folder / "harness.lua").write_text("metrics = require 'splay.metrics'\n")
+    (folder / "README.md").write_text("# tiny\n")
+    spec = {"title": "Tiny", "runs": [{"name": "one", "nodes": 3, "time": 5, **run}], "checks": checks}
+    (folder / "assignment.yaml").write_text(yaml.safe_dump(spec))
+    if checks_py is not None:
+        (folder / "checks.py").write_text(checks_py)
+    return folder
+
+
+def chord_copy(tmp: Path, edit) -> Path:
+    folder = tmp / "chord"
+    shutil.copytree(CHORD, folder)
+    spec = yaml.safe_load((folder / "assignment.yaml").read_text())
+    edit(spec)
+    (folder / "assignment.yaml").write_text(yaml.safe_dump(spec))
+    return folder
+
+
+@pytest.mark.parametrize("edit, expected", [
+    (lambda s: s.update(deadline="soon"), "unknown key 'deadline'"),
+    (lambda s: s.update(starter="starter/missing.lua"), "starter: no file starter/missing.lua"),
+    (lambda s: s["checks"][0].update(check="ring_corect"), "no library check 'ring_corect'"),
+    (lambda s: s["checks"][1].update(params={"min_fractoin": 1}), "ring_correct takes no 'min_fractoin'"),
+    (lambda s: s["checks"][1].update(run="churn"), "run: no run named 'churn'"),
+    (lambda s: s["runs"][0].update(nodes=20000), "nodes: 20000 is out of range"),
+    (lambda s: s["runs"][0].update(net="kingg"), "run 'ring': net:"),
+    (lambda s: s["runs"][0].update(mode="fast"), "mode: 'sim' or 'live'"),
+    (lambda s: s["checks"][0].update(weight=0), "weight: 0 is out of range"),
+])
+def test_a_bad_spec_is_refused_naming_the_problem(tmp_path: Path, edit, expected: str) -> None:
+    folder = chord_copy(tmp_path, edit)
+    with pytest.raises(SpecError) as e:
+        load_assignment(folder)
+    assert expected in str(e.value)
+    assert "chord/assignment.yaml" in str(e.value)
+
+
+def test_a_churn_scenario_error_names_its_file_and_line(tmp_path: Path) -> None:
+    folder = chord_copy(tmp_path, lambda s: s["runs"][0].update(churn="bad.churn", nodes=None))
+    (folder / "bad.churn").write_text("from 1s to 5s join 10\nat 20s leve 50%\n")
+    with pytest.raises(SpecError, match=r"bad\.churn:2:"):
+        load_assignment(folder)
+
+
+def test_composition_keeps_the_submissions_line_numbers() -> None:
+    assert syntax_error("x = 1\n\nlocal = 2\n").startswith("app.lua:3:")
+    assert syntax_error("print('fine')") is None
+    # a submission holding every kind of long bracket still composes into valid Lua
+    tricky = "s = [[a]] .. [==[b]==]\n-- ]=] ]===]\nt = 'x'\n"
+    assert syntax_error(compose("h = 1", tricky)) is None
+
+
+def test_a_syntax_error_is_reported_without_running_anything(tmp_path: Path) -> None:
+    a = load_assignment(CHORD)
+    report = grade(a, "function join(\n", cache_dir=tmp_path).to_dict()
+    assert report["score"] == 0 and report["runs"] == []
+    assert report["compile_error"].startswith("app.lua:")
+    assert all("does not compile" in c["message"] for c in report["checks"])
+
+
+def test_a_runtime_error_names_the_submissions_line(tmp_path: Path) -> None:
+    folder = tiny_assignment(tmp_path, [{"name": "clean", "check": "no_runtime_errors"}])
+    report = grade(load_assignment(folder), "local x = 1\nlocal y = nil\nprint(y.field)\n", cache_dir=tmp_path)
+    (check,) = report.to_dict()["checks"]
+    assert not check["passed"]
+    assert "app.lua:3:" in check["message"] and "3 node(s) failed" in check["message"]
+
+
+def test_custom_checks_run_and_a_broken_one_loses_only_its_points(tmp_path: Path) -> None:
+    checks_py = (
+        "from grading.grader.checks import Outcome\n"
+        "def samples(ctx, at_least):\n"
+        "    n = len(ctx.run.values('lookup_latency'))\n"
+        "    ref = len(ctx.reference.values('lookup_latency'))\n"
+        "    return Outcome(1 if n >= at_least else 0, f'{n} samples, the reference {ref}')\n"
+        "def broken(ctx):\n"
+        "    return 1 / 0\n")
+    folder = tiny_assignment(tmp_path, [
+        {"name": "samples", "check": "custom:samples", "params": {"at_least": 3}, "weight": 3},
+        {"name": "broken", "check": "custom:broken", "weight": 1}], checks_py)
+    a = load_assignment(folder)
+    good = grade(a, a.reference, cache_dir=tmp_path).to_dict()
+    assert good["score"] == 75.0
+    by_name = {c["name"]: c for c in good["checks"]}
+    assert by_name["samples"]["message"] == "3 samples, the reference 3"
+    assert "grader error" in by_name["broken"]["message"] and "ZeroDivisionError" in by_name["broken"]["message"]
+    assert grade(a, "-- does nothing\n", cache_dir=tmp_path).to_dict()["score"] == 0
+
+
+def test_a_custom_check_that_checks_py_does_not_define_is_refused(tmp_path: Path) -> None:
+    folder = tiny_assignment(tmp_path, [{"name": "x", "check": "custom:nope"}], "def other(ctx):\n    pass\n")
+    with pytest.raises(SpecError, match="checks.py has no function 'nope'"):
+        load_assignment(folder)
+
+
+def test_grading_twice_gives_the_same_report(tmp_path: Path) -> None:
+    a = load_assignment(CHORD)
+    source = (CHORD / "variants" / "linear-routing.lua").read_text()
+    first, second = (grade(a, source, cache_dir=None).to_dict() for _ in range(2))
+    assert first["checks"] == second["checks"] and first["score"] == second["score"]
+    assert 0 < first["score"] < 100
+
+
+def test_the_reference_runs_once_then_comes_from_the_cache(tmp_path: Path) -> None:
+    a = load_assignment(CHORD)
+    starter = (CHORD / "starter" / "app.lua").read_text()
+    first = grade(a, starter, cache_dir=tmp_path).to_dict()["runs"][0]
+    second = grade(a, starter, cache_dir=tmp_path).to_dict()["runs"][0]
+    assert (first["reference_cached"], second["reference_cached"]) == (False, True)
+
+
+def test_the_cli_prints_one_json_report_and_refuses_a_bad_folder(tmp_path: Path) -> None:
+    sub = tmp_path / "mine.lua"
+    sub.write_text((CHORD / "starter" / "app.lua").read_text())
+    p = subprocess.run([sys.executable, str(ROOT / "splaylab"), "grade", str(CHORD), str(sub), "--json"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    report = json.loads(p.stdout)
+    assert 0 <= report["score"] < 20 and report["max_score"] == 100
+    assert {"name", "passed", "points", "message"} <= set(report["checks"][0])
+    p = subprocess.run([sys.executable, str(ROOT / "splaylab"), "grade", str(tmp_path), str(sub)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "not an assignment folder" in p.stderr
