@@ -150,3 +150,16 @@ def test_the_cli_prints_one_json_report_and_refuses_a_bad_folder(tmp_path: Path)
     p = subprocess.run([sys.executable, str(ROOT / "splaylab"), "grade", str(tmp_path), str(sub)],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "not an assignment folder" in p.stderr
+
+
+def test_live_on_request_runs_real_nodes(tmp_path: Path) -> None:
+    checks_py = ("from grading.grader.checks import Outcome\n"
+                 "def live_samples(ctx):\n"
+                 "    sim = any(r.get('sim') for r in ctx.run.records)\n"
+                 "    n = len(ctx.run.values('lookup_latency'))\n"
+                 "    return Outcome(1 if n == 3 and not sim else 0, f'{n} samples, simulated: {sim}')\n")
+    folder = tiny_assignment(tmp_path, [{"name": "live", "check": "custom:live_samples"}], checks_py)
+    a = load_assignment(folder)
+    report = grade(a, a.reference, live=True, cache_dir=tmp_path).to_dict()
+    assert report["runs"][0]["mode"] == "live"
+    assert report["checks"][0]["message"] == "3 samples, simulated: False"
