@@ -10,6 +10,7 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Course)
 class CourseAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug")
+    list_display = ("name", "slug", "join_code")
+    filter_horizontal = ("daemons",)
     prepopulated_fields = {"slug": ("name",)}
     inlines = [MembershipInline]

@@ -1,13 +1,79 @@
-"""seed_demo: the demo course, its two personas and the student's first app (idempotent)."""
+"""Writes on courses: creation, enrolment by join code, settings; and seed_demo."""
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from rest_framework.exceptions import PermissionDenied, ValidationError
 
 from accounts.models import User
+from daemons.models import Daemon
+from lib.errors import ApplicationError
 from workspaces.models import Workspace
 from workspaces.services import workspace_files_replace
 
-from .models import Course, Membership
+from .models import Course, Membership, join_code_generate, join_code_normalize
+
+COURSE_SETTINGS = ("name", "max_nodes_per_job", "max_concurrent_jobs", "minutes_per_day_per_student",
+                   "late_penalty_percent", "max_late_days")
+
+
+def course_create(*, user: User, name: str, slug: str) -> Course:
+    """Instructors (by their account's role) create courses and become their instructor."""
+    if not (user.is_superuser or user.role == User.Role.INSTRUCTOR):
+        raise PermissionDenied("only instructors create courses")
+    with transaction.atomic():
+        if Course.objects.filter(slug=slug).exists():
+            raise ValidationError({"slug": [f"a course named {slug!r} exists already"]})
+        course = Course.objects.create(name=name, slug=slug)
+        Membership.objects.create(user=user, course=course, role=Membership.Role.INSTRUCTOR)
+    return course
+
+
+def course_join(*, user: User, code: str) -> tuple[Membership, bool]:
+    """Enrol `user` as a student of the course whose join code is `code` (any case, spaces and
+    dashes ignored). Already a member: their membership (and role) stays as it is."""
+    normalized = join_code_normalize(code)
+    course = Course.objects.filter(join_code=normalized).first() if normalized else None
+    if course is None:
+        raise ApplicationError(f"no course with join code {code.strip()!r}")
+    membership, created = Membership.objects.get_or_create(
+        user=user, course=course, defaults={"role": Membership.Role.STUDENT})
+    return membership, created
+
+
+def course_join_code_regenerate(*, course: Course) -> str:
+    """A new code; the old one stops working at once (students already in stay in)."""
+    for _ in range(10):
+        code = join_code_generate()
+        try:
+            with transaction.atomic():
+                Course.objects.filter(id=course.id).update(join_code=code)
+        except IntegrityError:  # taken by another course: 1 chance in 31^8 / courses
+            continue
+        course.join_code = code
+        return code
+    raise ApplicationError("could not find a free join code; try again", status_code=503)
+
+
+def course_update(*, course: Course, daemons: Iterable[int] | None = None, **fields: Any) -> Course:
+    """Instructors' settings: name, quotas, late policy and the course's daemons (ids)."""
+    unknown = set(fields) - set(COURSE_SETTINGS)
+    if unknown:
+        raise ApplicationError(f"not a course setting: {', '.join(sorted(unknown))}")
+    with transaction.atomic():
+        for key, value in fields.items():
+            setattr(course, key, value)
+        course.full_clean(exclude=["slug", "join_code"])
+        course.save()
+        if daemons is not None:
+            ids = sorted(set(daemons))
+            found = list(Daemon.objects.filter(id__in=ids))
+            if len(found) != len(ids):
+                missing = sorted(set(ids) - {d.id for d in found})
+                raise ValidationError({"daemons": [f"no daemon with id {', '.join(map(str, missing))}"]})
+            course.daemons.set(found)
+    return course
 
 DEMO_APP = """\
 -- Hello from every node: job.position is this node's number, job.nodes the whole list.
@@ -45,6 +111,7 @@ def _user_ensure(username: str, password: str, role: str, **extra: object) -> Us
 
 @transaction.atomic
 def demo_seed() -> DemoSeed:
+    """seed_demo: the demo course, its two personas and the student's first app (idempotent)."""
     course, _ = Course.objects.get_or_create(
         slug="distributed-systems-demo", defaults={"name": "Distributed Systems (demo)"})
     teacher = _user_ensure("teacher", "teacher-demo", User.Role.INSTRUCTOR, is_staff=True)

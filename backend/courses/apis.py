@@ -1,0 +1,110 @@
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .models import Course
+from .selectors import course_access, course_access_instructor, course_list
+from .services import course_create, course_join, course_join_code_regenerate, course_update
+
+
+class DaemonRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class CourseOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    slug = serializers.CharField()
+    role = serializers.CharField(source="my_role", help_text="yours in this course: student, ta or instructor")
+    join_code = serializers.SerializerMethodField(help_text="instructors and TAs only (null for students)")
+    max_nodes_per_job = serializers.IntegerField()
+    max_concurrent_jobs = serializers.IntegerField()
+    minutes_per_day_per_student = serializers.IntegerField()
+    late_penalty_percent = serializers.IntegerField(help_text="of the score, per started day late")
+    max_late_days = serializers.IntegerField(help_text="after these, students' submissions are refused")
+    daemons = DaemonRefSerializer(many=True, source="daemons.all",
+                                  help_text="the course's daemons (empty: any); scheduling does not use it yet")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_join_code(self, course: Course) -> str | None:
+        return course.join_code if course.my_role in ("instructor", "ta") else None
+
+
+def _course_out(request: Request, course_id: int) -> dict:
+    return CourseOutputSerializer(course_access(user=request.user, course_id=course_id).course).data
+
+
+class CourseListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseCreateInput"
+
+        name = serializers.CharField(max_length=200)
+        slug = serializers.SlugField(max_length=50)
+
+    @extend_schema(responses=CourseOutputSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(CourseOutputSerializer(course_list(user=request.user), many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: CourseOutputSerializer})
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = course_create(user=request.user, **data.validated_data)
+        return Response(_course_out(request, course.id), status=status.HTTP_201_CREATED)
+
+
+class CourseJoinApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseJoinInput"
+
+        code = serializers.CharField(max_length=64)
+
+    @extend_schema(request=InputSerializer, responses={201: CourseOutputSerializer, 200: CourseOutputSerializer})
+    def post(self, request: Request) -> Response:
+        """201: enrolled as a student; 200: already a member (role unchanged)."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        membership, created = course_join(user=request.user, code=data.validated_data["code"])
+        return Response(_course_out(request, membership.course_id),
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class CourseDetailApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "CourseUpdateInput"
+
+        name = serializers.CharField(max_length=200, required=False)
+        max_nodes_per_job = serializers.IntegerField(min_value=1, max_value=10_000, required=False)
+        max_concurrent_jobs = serializers.IntegerField(min_value=1, max_value=1000, required=False)
+        minutes_per_day_per_student = serializers.IntegerField(min_value=0, max_value=24 * 60, required=False)
+        late_penalty_percent = serializers.IntegerField(min_value=0, max_value=100, required=False)
+        max_late_days = serializers.IntegerField(min_value=0, max_value=365, required=False)
+        daemons = serializers.ListField(child=serializers.IntegerField(), required=False,
+                                        help_text="daemon ids; [] for any daemon")
+
+    @extend_schema(responses=CourseOutputSerializer)
+    def get(self, request: Request, course_id: int) -> Response:
+        return Response(_course_out(request, course_id))
+
+    @extend_schema(request=InputSerializer, responses=CourseOutputSerializer)
+    def patch(self, request: Request, course_id: int) -> Response:
+        access = course_access_instructor(user=request.user, course_id=course_id)
+        data = self.InputSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        course_update(course=access.course, **data.validated_data)
+        return Response(_course_out(request, course_id))
+
+
+class CourseJoinCodeApi(APIView):
+    @extend_schema(request=None, responses=CourseOutputSerializer)
+    def post(self, request: Request, course_id: int) -> Response:
+        """A new join code (instructors); the old one stops working."""
+        access = course_access_instructor(user=request.user, course_id=course_id)
+        course_join_code_regenerate(course=access.course)
+        return Response(_course_out(request, course_id))

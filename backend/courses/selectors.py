@@ -1,0 +1,68 @@
+"""Reads on courses, and the one place that decides what a user is in a course.
+
+A user's role in a course is their Membership's role (superusers count as instructors of
+every course); the global User.role does not open a course. Not a member: 404, whatever the
+object (its existence is not the user's business); a member without the role: 403."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import Http404
+from rest_framework.exceptions import PermissionDenied
+
+from accounts.models import User
+
+from .models import Course, Membership
+
+Role = Membership.Role
+
+
+@dataclass(frozen=True)
+class CourseAccess:
+    course: Course
+    role: str
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.role == Role.INSTRUCTOR
+
+    @property
+    def is_staff(self) -> bool:
+        """Instructors and TAs: they see every student's work and grades in this course."""
+        return self.role in (Role.INSTRUCTOR, Role.TA)
+
+
+def course_list(*, user: User) -> QuerySet[Course]:
+    """The user's courses, each with `my_role`."""
+    role = Membership.objects.filter(course=OuterRef("pk"), user=user).values("role")[:1]
+    qs = Course.objects.annotate(my_role=Subquery(role)).prefetch_related("daemons").order_by("name", "id")
+    return qs if user.is_superuser else qs.filter(memberships__user=user)
+
+
+def course_access(*, user: User, course_id: int) -> CourseAccess:
+    course = course_list(user=user).filter(id=course_id).first()
+    if course is None:
+        raise Http404("no such course")
+    if course.my_role is None:  # a superuser outside the course
+        course.my_role = Role.INSTRUCTOR
+    return CourseAccess(course=course, role=course.my_role)
+
+
+def course_access_staff(*, user: User, course_id: int) -> CourseAccess:
+    access = course_access(user=user, course_id=course_id)
+    if not access.is_staff:
+        raise PermissionDenied("only the course's instructors and TAs may do this")
+    return access
+
+
+def course_access_instructor(*, user: User, course_id: int) -> CourseAccess:
+    access = course_access(user=user, course_id=course_id)
+    if not access.is_instructor:
+        raise PermissionDenied("only the course's instructors may do this")
+    return access
+
+
+def course_students(*, course: Course) -> QuerySet[User]:
+    return User.objects.filter(memberships__course=course,
+                               memberships__role=Role.STUDENT).order_by("username")
