@@ -8,13 +8,15 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 
 class ApplicationError(Exception):
-    def __init__(self, message: str, status_code: int = status.HTTP_400_BAD_REQUEST) -> None:
+    def __init__(self, message: str, status_code: int = status.HTTP_400_BAD_REQUEST,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status_code = status_code
+        self.headers = headers or {}  # e.g. Retry-After on a 429
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, ApplicationError):
-        return Response({"detail": exc.message}, status=exc.status_code)
+        return Response({"detail": exc.message}, status=exc.status_code, headers=exc.headers)
     return drf_exception_handler(exc, context)

@@ -36,6 +36,13 @@ SPLAYLAB_HEARTBEAT = int(os.environ.get("SPLAYLAB_HEARTBEAT", "5"))
 SPLAYLAB_MAX_MEM_MB = int(os.environ.get("SPLAYLAB_MAX_MEM_MB", "256"))
 SPLAYLAB_MAX_CPU_SECONDS = int(os.environ.get("SPLAYLAB_MAX_CPU_SECONDS", "60"))
 SPLAYLAB_LUAJIT = os.environ.get("SPLAYLAB_LUAJIT", "luajit")
+# Grading (docs/decisions.md, "Grading"): per student and assignment, at most one submission
+# per SPLAYLAB_SUBMISSION_INTERVAL seconds and SPLAYLAB_SUBMISSIONS_PER_DAY in any 24 hours.
+SPLAYLAB_SUBMISSION_INTERVAL = float(os.environ.get("SPLAYLAB_SUBMISSION_INTERVAL", "60"))
+SPLAYLAB_SUBMISSIONS_PER_DAY = int(os.environ.get("SPLAYLAB_SUBMISSIONS_PER_DAY", "30"))
+SPLAYLAB_GRADING_TIME_LIMIT = int(os.environ.get("SPLAYLAB_GRADING_TIME_LIMIT", "3600"))
+# A grading is simulations: by default on the simulation worker, one at a time.
+SPLAYLAB_GRADING_QUEUE = os.environ.get("SPLAYLAB_GRADING_QUEUE", "simulations")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -58,6 +65,7 @@ INSTALLED_APPS = [
     "logs",
     "metrics",
     "scenarios",
+    "grading",
 ]
 
 MIDDLEWARE = [
@@ -160,7 +168,8 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 # Simulations run for minutes on one core: their own queue and worker (`sim` part of the
 # stack), so that they never hold up scheduling.
-CELERY_TASK_ROUTES = {"jobs.tasks.simulation_run": {"queue": "simulations"}}
+CELERY_TASK_ROUTES = {"jobs.tasks.simulation_run": {"queue": "simulations"},
+                      "grading.tasks.submission_grade": {"queue": SPLAYLAB_GRADING_QUEUE}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOGGING = {

@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/daemons/", include("daemons.urls")),
     path("api/scenarios/", include("scenarios.urls")),
     path("api/courses/", include("courses.urls")),
+    path("api/", include("grading.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     # Everything else is the SPA (WhiteNoise answers /static/ before Django routing).

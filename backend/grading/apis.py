@@ -1,0 +1,191 @@
+"""Thin DRF views: course access (courses.selectors) → one service or selector → output.
+
+Not in the course: 404; in it without the role: 403 (gradebook, regrade, edits)."""
+from __future__ import annotations
+
+import csv
+import io
+
+from django.http import Http404, HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import User
+from courses.selectors import course_access, course_access_instructor, course_access_staff
+
+from .selectors import (assignment_get, assignment_list, gradebook_get, submission_get, submission_list,
+                        submission_view)
+from .serializers import (AssignmentOutputSerializer, SubmissionDetailOutputSerializer,
+                          SubmissionOutputSerializer, assignment_detail_data, gradebook_cell_data,
+                          gradebook_data, submission_data)
+from .services import (MAX_SOURCE_BYTES, assignment_regrade, assignment_update, grade_override_delete,
+                       grade_override_set, submission_create, submission_regrade)
+
+
+class AssignmentListApi(APIView):
+    @extend_schema(responses=AssignmentOutputSerializer(many=True))
+    def get(self, request: Request, course_id: int) -> Response:
+        access = course_access(user=request.user, course_id=course_id)
+        return Response(AssignmentOutputSerializer(assignment_list(access=access), many=True).data)
+
+
+class AssignmentDetailApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "AssignmentUpdateInput"
+
+        title = serializers.CharField(max_length=200, required=False)
+        summary = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        handout = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+        starter = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+        reference = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+        harness = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+        spec = serializers.DictField(required=False, help_text="assignment.yaml as JSON (validated by the grader)")
+        files = serializers.DictField(child=serializers.CharField(allow_blank=True, trim_whitespace=False),
+                                      required=False)
+        deadline = serializers.DateTimeField(required=False, allow_null=True)
+        published = serializers.BooleanField(required=False)
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, course_id: int, slug: str) -> Response:
+        """Students: published assignments only, without reference, files or hidden checks."""
+        access = course_access(user=request.user, course_id=course_id)
+        return Response(assignment_detail_data(assignment_get(access=access, slug=slug), access=access))
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def patch(self, request: Request, course_id: int, slug: str) -> Response:
+        access = course_access_instructor(user=request.user, course_id=course_id)
+        data = self.InputSerializer(data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        assignment = assignment_update(assignment=assignment_get(access=access, slug=slug), **data.validated_data)
+        return Response(assignment_detail_data(assignment, access=access))
+
+
+class AssignmentRegradeApi(APIView):
+    @extend_schema(request=None, responses=dict)
+    def post(self, request: Request, course_id: int, slug: str) -> Response:
+        """Grade every submission again (instructors and TAs); {"queued": n}."""
+        access = course_access_staff(user=request.user, course_id=course_id)
+        queued = assignment_regrade(assignment=assignment_get(access=access, slug=slug))
+        return Response({"queued": queued}, status=status.HTTP_202_ACCEPTED)
+
+
+class SubmissionListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "SubmissionCreateInput"
+
+        source = serializers.CharField(trim_whitespace=False, max_length=MAX_SOURCE_BYTES,
+                                       help_text="the app.lua to grade; never changes afterwards")
+
+    @extend_schema(parameters=[OpenApiParameter("student", int, description="instructors and TAs: one student's")],
+                   responses=SubmissionOutputSerializer(many=True))
+    def get(self, request: Request, course_id: int, slug: str) -> Response:
+        """Students: their own submissions; instructors and TAs: everyone's."""
+        access = course_access(user=request.user, course_id=course_id)
+        assignment = assignment_get(access=access, slug=slug)
+        student = request.query_params.get("student")
+        if student is not None and not student.isdigit():
+            raise serializers.ValidationError({"student": ["expected a user id"]})
+        qs = submission_list(access=access, user=request.user, assignment=assignment,
+                             student_id=int(student) if student else None)
+        return Response([submission_data(submission_view(s, access=access), access=access, detail=False)
+                         for s in qs])
+
+    @extend_schema(request=InputSerializer, responses={201: SubmissionDetailOutputSerializer})
+    def post(self, request: Request, course_id: int, slug: str) -> Response:
+        access = course_access(user=request.user, course_id=course_id)
+        assignment = assignment_get(access=access, slug=slug)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        submission = submission_create(assignment=assignment, student=request.user, **data.validated_data)
+        submission, access = submission_get(user=request.user, submission_id=submission.id)
+        return Response(submission_data(submission_view(submission, access=access), access=access, detail=True),
+                        status=status.HTTP_201_CREATED)
+
+
+class SubmissionDetailApi(APIView):
+    @extend_schema(responses=SubmissionDetailOutputSerializer)
+    def get(self, request: Request, submission_id: int) -> Response:
+        submission, access = submission_get(user=request.user, submission_id=submission_id)
+        return Response(submission_data(submission_view(submission, access=access), access=access, detail=True))
+
+
+class SubmissionRegradeApi(APIView):
+    @extend_schema(request=None, responses=SubmissionDetailOutputSerializer)
+    def post(self, request: Request, submission_id: int) -> Response:
+        submission, _ = submission_get(user=request.user, submission_id=submission_id)
+        course_access_staff(user=request.user, course_id=submission.assignment.course_id)
+        submission_regrade(submission_id=submission.id)
+        submission, access = submission_get(user=request.user, submission_id=submission_id)
+        return Response(submission_data(submission_view(submission, access=access), access=access, detail=True),
+                        status=status.HTTP_202_ACCEPTED)
+
+
+class GradebookApi(APIView):
+    @extend_schema(responses=dict)
+    def get(self, request: Request, course_id: int) -> Response:
+        """Students × assignments (instructors and TAs): each cell's score is the override's if
+        any, else the latest graded submission's final score."""
+        access = course_access_staff(user=request.user, course_id=course_id)
+        return Response(gradebook_data(gradebook_get(course=access.course)))
+
+
+class GradebookCsvApi(APIView):
+    @extend_schema(responses={(200, "text/csv"): str})
+    def get(self, request: Request, course_id: int) -> HttpResponse:
+        """One row per student: username, name, email, then one column per assignment (slug)."""
+        access = course_access_staff(user=request.user, course_id=course_id)
+        book = gradebook_get(course=access.course)
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["username", "name", "email", *[a.slug for a in book.assignments]])
+        for student, cells in book.rows:
+            writer.writerow([_csv_text(student.username), _csv_text(student.get_full_name()),
+                             _csv_text(student.email), *["" if c.score is None else f"{c.score:g}" for c in cells]])
+        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{access.course.slug}-gradebook.csv"'
+        return response
+
+
+def _csv_text(value: str) -> str:
+    """A spreadsheet must not read a name as a formula (=, +, -, @ first)."""
+    return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
+
+
+class GradeOverrideApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "GradeOverrideInput"
+
+        score = serializers.FloatField(min_value=0, max_value=100, allow_null=True,
+                                       help_text="replaces the submissions' score; null: comment only")
+        comment = serializers.CharField(allow_blank=True, required=False, default="", max_length=10_000)
+
+    def _target(self, request: Request, course_id: int, slug: str, student_id: int) -> tuple:
+        access = course_access_staff(user=request.user, course_id=course_id)
+        assignment = assignment_get(access=access, slug=slug)
+        student = User.objects.filter(id=student_id, memberships__course=access.course,
+                                      memberships__role="student").first()
+        if student is None:
+            raise Http404("no such student in this course")
+        return access, assignment, student
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def put(self, request: Request, course_id: int, slug: str, student_id: int) -> Response:
+        access, assignment, student = self._target(request, course_id, slug, student_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        grade_override_set(assignment=assignment, student=student, by=request.user, **data.validated_data)
+        book = gradebook_get(course=access.course, student_id=student.id)
+        cell = next(c for c in book.rows[0][1] if c.assignment.id == assignment.id)
+        return Response(gradebook_cell_data(cell))
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request, course_id: int, slug: str, student_id: int) -> Response:
+        _, assignment, student = self._target(request, course_id, slug, student_id)
+        grade_override_delete(assignment=assignment, student=student)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,178 @@
+"""Reads on assignments, submissions and the gradebook, and what each role may see of them.
+
+Students see published assignments only, their own submissions only, and never the
+reference, the files or hidden checks; until the deadline has passed, a report shown to a
+student lists its visible checks only and its score counts them only (docs/decisions.md,
+"Grading"). Instructors and TAs of the course see everything of their course.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Count, QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from accounts.models import User
+from courses.models import Course
+from courses.selectors import CourseAccess, course_access, course_students
+
+from .models import Assignment, GradeOverride, Submission
+from .services import final_score_for
+
+Status = Submission.Status
+
+
+# ---- assignments --------------------------------------------------------------------------
+
+def assignment_list(*, access: CourseAccess) -> QuerySet[Assignment]:
+    qs = Assignment.objects.filter(course=access.course).select_related("course")
+    return qs if access.is_staff else qs.filter(published=True)
+
+
+def assignment_get(*, access: CourseAccess, slug: str) -> Assignment:
+    try:
+        return assignment_list(access=access).get(slug=slug)
+    except Assignment.DoesNotExist as exc:
+        raise Http404("no such assignment") from exc
+
+
+def hidden_revealed(assignment: Assignment, now: datetime | None = None) -> bool:
+    """Hidden checks and their points reach students once the deadline has passed (never
+    without a deadline)."""
+    return assignment.deadline is not None and (now or timezone.now()) >= assignment.deadline
+
+
+def assignment_runs(assignment: Assignment) -> list[dict[str, Any]]:
+    return [dict(r) for r in assignment.spec.get("runs") or [] if isinstance(r, dict)]
+
+
+def assignment_checks(assignment: Assignment, *, include_hidden: bool) -> list[dict[str, Any]]:
+    """The spec's checks with their defaults filled in (docs/grading.md)."""
+    runs = assignment_runs(assignment)
+    first_run = runs[0].get("name") if runs else None
+    out = []
+    for c in assignment.spec.get("checks") or []:
+        if not isinstance(c, dict):
+            continue
+        check = {"name": c.get("name"), "check": c.get("check"), "run": c.get("run", first_run),
+                 "weight": c.get("weight", 1), "hidden": bool(c.get("hidden", False)),
+                 "params": c.get("params") or {}}
+        if include_hidden or not check["hidden"]:
+            out.append(check)
+    return out
+
+
+# ---- submissions --------------------------------------------------------------------------
+
+def submission_list(*, access: CourseAccess, user: User, assignment: Assignment,
+                    student_id: int | None = None) -> QuerySet[Submission]:
+    qs = Submission.objects.filter(assignment=assignment).select_related("student", "assignment__course")
+    if not access.is_staff:
+        return qs.filter(student=user)
+    return qs if student_id is None else qs.filter(student_id=student_id)
+
+
+def submission_get(*, user: User, submission_id: int) -> tuple[Submission, CourseAccess]:
+    """404 for a submission in a course the user is not in, another student's, or one of an
+    assignment students do not see (unpublished)."""
+    submission = (Submission.objects.select_related("student", "assignment__course")
+                  .filter(id=submission_id).first())
+    if submission is None:
+        raise Http404("no such submission")
+    access = course_access(user=user, course_id=submission.assignment.course_id)  # 404 outside
+    if not access.is_staff and (submission.student_id != user.id or not submission.assignment.published):
+        raise Http404("no such submission")
+    return submission, access
+
+
+@dataclass(frozen=True)
+class SubmissionView:
+    """A submission as one reader may see it."""
+    submission: Submission
+    score: float | None
+    final_score: float | None
+    report: dict[str, Any]
+    hidden_withheld: int
+    error: str
+
+
+def report_visible_score(report: dict[str, Any]) -> float:
+    if "score_visible" in report:
+        return float(report["score_visible"])
+    visible = [c for c in report.get("checks", []) if not c.get("hidden")]
+    total = sum(float(c.get("max_points", 0)) for c in visible)
+    return round(100 * sum(float(c.get("points", 0)) for c in visible) / total, 1) if total else 0.0
+
+
+GRADER_FAILED = "grading failed (the grader's fault, not your code's): your instructors can regrade it"
+
+
+def submission_view(submission: Submission, *, access: CourseAccess, now: datetime | None = None) -> SubmissionView:
+    report = submission.report or {}
+    if access.is_staff or hidden_revealed(submission.assignment, now) or not report:
+        return SubmissionView(submission, submission.score, submission.final_score, report, 0,
+                              submission.error if access.is_staff or not submission.error else GRADER_FAILED)
+    checks = report.get("checks", [])
+    withheld = sum(1 for c in checks if c.get("hidden"))
+    shown = {k: v for k, v in report.items() if k not in ("checks", "score_visible")}
+    score = report_visible_score(report)
+    shown.update(checks=[c for c in checks if not c.get("hidden")], score=score)
+    final = final_score_for(score=score, penalty_percent=submission.penalty_percent)
+    return SubmissionView(submission, score, final, shown, withheld, GRADER_FAILED if submission.error else "")
+
+
+# ---- gradebook ----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GradebookCell:
+    assignment: Assignment
+    student: User
+    submission: Submission | None   # the latest graded one
+    submissions: int                # how many, whatever their status
+    override: GradeOverride | None
+
+    @property
+    def score(self) -> float | None:
+        """The override's score if there is one, else the latest graded submission's final score."""
+        if self.override is not None and self.override.score is not None:
+            return self.override.score
+        return self.submission.final_score if self.submission is not None else None
+
+    @property
+    def source(self) -> str | None:
+        if self.override is not None and self.override.score is not None:
+            return "override"
+        return "submission" if self.submission is not None else None
+
+
+@dataclass(frozen=True)
+class Gradebook:
+    course: Course
+    assignments: list[Assignment]
+    rows: list[tuple[User, list[GradebookCell]]]
+
+
+def gradebook_get(*, course: Course, student_id: int | None = None) -> Gradebook:
+    """Rows: the course's students (by username); columns: every assignment, published or not."""
+    assignments = list(Assignment.objects.filter(course=course).select_related("course"))
+    students = course_students(course=course)
+    if student_id is not None:
+        students = students.filter(id=student_id)
+    students = list(students)
+    ids = [s.id for s in students]
+    graded = (Submission.objects.filter(assignment__course=course, student_id__in=ids, status=Status.GRADED)
+              .order_by("assignment_id", "student_id", "-created_at", "-id")
+              .distinct("assignment_id", "student_id")
+              .defer("source", "report", "history"))
+    latest = {(s.assignment_id, s.student_id): s for s in graded}
+    counts = {(r["assignment_id"], r["student_id"]): r["n"] for r in
+              Submission.objects.filter(assignment__course=course, student_id__in=ids)
+              .values("assignment_id", "student_id").annotate(n=Count("id")).order_by()}
+    overrides = {(o.assignment_id, o.student_id): o for o in
+                 GradeOverride.objects.filter(assignment__course=course, student_id__in=ids).select_related("by")}
+    rows = [(s, [GradebookCell(a, s, latest.get((a.id, s.id)), counts.get((a.id, s.id), 0),
+                               overrides.get((a.id, s.id))) for a in assignments]) for s in students]
+    return Gradebook(course=course, assignments=assignments, rows=rows)

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from . import apis
+
+COURSE = "courses/<int:course_id>/"
+ASSIGNMENT = COURSE + "assignments/<slug:slug>/"
+
+urlpatterns = [
+    path(COURSE + "assignments/", apis.AssignmentListApi.as_view(), name="assignment-list"),
+    path(ASSIGNMENT, apis.AssignmentDetailApi.as_view(), name="assignment-detail"),
+    path(ASSIGNMENT + "regrade/", apis.AssignmentRegradeApi.as_view(), name="assignment-regrade"),
+    path(ASSIGNMENT + "submissions/", apis.SubmissionListApi.as_view(), name="submission-list"),
+    path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
+    path("submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(),
+         name="submission-regrade"),
+    path(COURSE + "gradebook/", apis.GradebookApi.as_view(), name="gradebook"),
+    path(COURSE + "gradebook.csv", apis.GradebookCsvApi.as_view(), name="gradebook-csv"),
+    path(COURSE + "gradebook/<slug:slug>/<int:student_id>/", apis.GradeOverrideApi.as_view(),
+         name="grade-override"),
+]
