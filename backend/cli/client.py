@@ -199,3 +199,60 @@ def stop(api: Api, job_id: int) -> int:
     job = api.request("POST", f"/api/jobs/{job_id}/stop/", {})
     print(f"job {job_id}: {job['state']} {job.get('reason') or ''}".rstrip())
     return 0
+
+
+GRADED_STATES = {"graded", "error"}
+
+
+def assignment_target(api: Api, slug: str, course: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(course, assignment) of the user's courses whose assignment is `slug` (and course slug `course`)."""
+    matches = []
+    courses = api.request("GET", "/api/courses/")
+    for c in courses:
+        if course and c["slug"] != course:
+            continue
+        for a in api.request("GET", f"/api/courses/{c['id']}/assignments/"):
+            if a["slug"] == slug:
+                matches.append((c, a))
+    if not matches:
+        where = f"course {course!r}" if course else "any of your courses (" + \
+            ", ".join(c["slug"] for c in courses) + ")"
+        raise ClientError(f"no assignment {slug!r} in {where}")
+    if len(matches) > 1:
+        raise ClientError(f"assignment {slug!r} is in several of your courses: pass --course "
+                          + " or --course ".join(c["slug"] for c, _ in matches))
+    return matches[0]
+
+
+def submit_assignment(api: Api, path: Path, slug: str, course: str | None, do_follow: bool,
+                      out=sys.stdout) -> int:
+    """Submit path as a new version for grading; with do_follow, wait for the report and print it."""
+    try:
+        source = path.read_text()
+    except OSError as err:
+        raise ClientError(f"cannot read {err.filename}: {err.strerror}") from None
+    c, a = assignment_target(api, slug, course)
+    sub = api.request("POST", f"/api/courses/{c['id']}/assignments/{slug}/submissions/", {"source": source})
+    print(f"submission {sub['id']} of {a['title']} ({c['slug']}): {sub['status']} "
+          f"({api.server.rstrip('/')}/submissions/{sub['id']})", file=sys.stderr)
+    if not do_follow:
+        print(sub["id"], file=out)
+        return 0
+    while sub["status"] not in GRADED_STATES:
+        time.sleep(1)
+        sub = api.request("GET", f"/api/submissions/{sub['id']}/")
+    if sub["status"] == "error":
+        print(f"grading failed: {sub.get('error') or 'no reason given'}", file=out)
+        return 1
+    late = f", {sub['late_days']} day(s) late: -{sub['penalty_percent']:g} %" if sub["late_days"] else ""
+    print(f"{a['title']}: {sub['final_score']:g} / 100{late}", file=out)
+    report = sub.get("report") or {}
+    if report.get("compile_error"):
+        print(f"  does not compile: {report['compile_error']}", file=out)
+    for check in report.get("checks", []):
+        mark = "PASS" if check["passed"] else "FAIL"
+        print(f"  {mark} {check['points']:6.1f}/{check['max_points']:<5g} {check['name']}\n"
+              f"        {check['message']}", file=out)
+    if sub.get("hidden_withheld"):
+        print(f"  ({sub['hidden_withheld']} hidden check(s) count once the deadline has passed)", file=out)
+    return 0

@@ -1,6 +1,7 @@
 """Writes on courses: creation, enrolment by join code, settings; and seed_demo."""
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.db import IntegrityError, transaction
@@ -124,7 +125,23 @@ def demo_seed() -> DemoSeed:
     if created or not workspace.files.exists():
         workspace_files_replace(workspace=workspace, files=[{"path": "app.lua", "content": DEMO_APP}])
     _demo_scenarios_ensure(teacher)
+    _demo_assignments_ensure(course)
     return DemoSeed(course=course, teacher=teacher, student=student, workspace=workspace)
+
+
+ASSIGNMENTS = Path(__file__).resolve().parents[2] / "assignments"
+
+
+def _demo_assignments_ensure(course: Course) -> None:
+    """Every graded assignment of assignments/ (the folders with an assignment.yaml), in the demo
+    course: loaded again on every seed (the folder is the source of truth), published when new."""
+    from grading.services import assignment_load_from_folder
+
+    for spec in sorted(ASSIGNMENTS.glob("*/assignment.yaml")):
+        assignment, created = assignment_load_from_folder(course=course, path=spec.parent)
+        if created:
+            assignment.published = True
+            assignment.save(update_fields=["published"])
 
 
 # The library's first scenarios (docs/churn.md): the SPLAY paper's figure 4 and a massive failure.
