@@ -1,0 +1,85 @@
+"""The epidemic-broadcast assignment's own checks (docs/grading.md, "Custom checks").
+
+They read the harness's records: broadcast_sent / broadcast_delivered (docs/grading.md) and
+gossip_traffic, one per node every 10 s while it has something to say: value = calls of the
+submission's receive(msg) in those seconds, fields delivered (first deliveries) and duplicates
+(deliver called again for a message the node had delivered).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from grading.grader.checks import Context, Outcome, broadcast_latency_vs_reference
+
+
+def _traffic(run) -> tuple[float, int, int, int]:
+    """(calls of receive, first deliveries, duplicate deliveries, nodes with duplicates)."""
+    calls = delivered = duplicates = nodes = 0
+    dup_nodes = set()
+    for r in run.metric("gossip_traffic"):
+        f = r.get("fields") or {}
+        calls += float(r["value"])
+        delivered += int(f.get("delivered", 0))
+        if int(f.get("duplicates", 0)):
+            duplicates += int(f["duplicates"])
+            dup_nodes.add(r["node"])
+    nodes = len(dup_nodes)
+    return calls, delivered, duplicates, nodes
+
+
+def _coverage(run) -> tuple[int, int]:
+    """(deliveries, expected deliveries): as broadcast_coverage counts them."""
+    sent = {}
+    for r in run.metric("broadcast_sent"):
+        sent.setdefault(str((r.get("fields") or {}).get("msg")), (r["t"], r["node"]))
+    got = {(str((r.get("fields") or {}).get("msg")), r["node"]) for r in run.metric("broadcast_delivered")}
+    expected = delivered = 0
+    for msg, (t, origin) in sent.items():
+        receivers = {k for k in run.alive_at(t) if run.alive(k, run.duration - 0.001)} - {origin}
+        expected += len(receivers)
+        delivered += sum((msg, k) in got for k in receivers)
+    return delivered, expected
+
+
+def message_cost(ctx: Context, max_per_delivery: float) -> Outcome:
+    """Calls of receive per first delivery, over the whole run, at most max_per_delivery."""
+    calls, delivered, _, _ = _traffic(ctx.run)
+    if delivered == 0:
+        return Outcome(0, "no node delivered a message: there is no delivery to price")
+    if calls == 0:
+        return Outcome(0, f"{delivered} deliveries but receive(msg) was never called: gossip must travel "
+                          "as rpc calls of the global receive")
+    cost = calls / delivered
+    ref = ""
+    if ctx.reference is not None:
+        rcalls, rdelivered, _, _ = _traffic(ctx.reference)
+        if rdelivered:
+            ref = f" (the reference's {rcalls / rdelivered:.1f})"
+    ok = cost <= max_per_delivery
+    msg = (f"{calls:g} messages received for {delivered} deliveries: {cost:.1f} per delivery{ref}, "
+           f"allowed {max_per_delivery:g}")
+    if not ok:
+        msg += ": push each new message to FANOUT peers, once"
+    return Outcome(1 if ok else max_per_delivery / cost, msg, ok)
+
+
+def delivered_once(ctx: Context) -> Outcome:
+    """deliver(msg) is called once per message and node, however many copies arrive."""
+    _, delivered, duplicates, nodes = _traffic(ctx.run)
+    if delivered == 0:
+        return Outcome(0, "no node delivered a message")
+    if duplicates:
+        return Outcome(0, f"{duplicates} duplicate deliveries at {nodes} node(s) besides {delivered} first ones: "
+                          "deliver(msg) only the first copy of a message")
+    return Outcome(1, f"{delivered} deliveries, none twice")
+
+
+def latency_vs_reference(ctx: Context, percentile: float = 90, max_ratio: float = 1.5,
+                         min_coverage: float = 0.5) -> Outcome:
+    """The library's broadcast_latency_vs_reference, judged only when enough nodes got the messages
+    (a broadcast that reaches only the origin's first peers is fast, not good)."""
+    delivered, expected = _coverage(ctx.run)
+    if expected and delivered < min_coverage * expected:
+        return Outcome(0, f"only {delivered} of {expected} deliveries happened: too few to judge their latency "
+                          f"(needs {min_coverage:.0%})")
+    return broadcast_latency_vs_reference(replace(ctx, params={"percentile": percentile, "max_ratio": max_ratio}))

@@ -1,0 +1,101 @@
+"""assignments/gossip graded end to end (simulated runs, the real grader): the reference scores
+100, the starter scores low and says why, each buggy variant fails the checks it should and
+passes the others. ~40 s.
+
+The flood variant pushes every message to every node: at the assignment's 100 nodes that is
+175,000 messages and ~70 s of simulation, so it is graded on a 20-node copy of the static run
+(its checks only; the cost check's bound does not depend on N)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from grading.grader import grade, load_assignment
+
+FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "gossip"
+ERRORS, COVERAGE, FAILURES, COST, ONCE, LATENCY = (
+    "No node raises an error", "Every node gets every message",
+    "Every live node gets every message when half the nodes fail", "A delivery costs about FANOUT messages",
+    "A node delivers a message once", "Delivery latency close to the reference's")
+
+
+@pytest.fixture(scope="module")
+def assignment():
+    return load_assignment(FOLDER)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("grading-cache")
+
+
+def checks_of(assignment, cache, rel: str) -> tuple[float, dict[str, dict], dict]:
+    report = grade(assignment, (FOLDER / rel).read_text(), cache_dir=cache).to_dict()
+    return report["score"], {c["name"]: c for c in report["checks"]}, report
+
+
+def failed(checks: dict[str, dict]) -> set[str]:
+    return {name for name, c in checks.items() if not c["passed"]}
+
+
+def test_the_spec_names_its_runs_and_checks(assignment) -> None:
+    assert [(r.name, r.nodes, r.net) for r in assignment.runs] == [("static", 100, "king"),
+                                                                   ("failures", 100, "transit-stub")]
+    assert {c.name for c in assignment.checks} == {ERRORS, COVERAGE, FAILURES, COST, ONCE, LATENCY}
+    assert [c.name for c in assignment.checks if c.hidden] == [LATENCY]
+    assert sum(c.weight for c in assignment.checks) == 100
+
+
+def test_the_reference_scores_100(assignment, cache) -> None:
+    score, checks, report = checks_of(assignment, cache, "reference/app.lua")
+    assert score == 100, checks
+    assert "over 18 messages" in checks[COVERAGE]["message"]
+    # half the nodes fail at 45 s: the messages after it count the 50 survivors only
+    assert "over 12 messages" in checks[FAILURES]["message"]
+    assert "per delivery (the reference's" in checks[COST]["message"]
+    assert all(r["failure"] is None for r in report["runs"])
+
+
+def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
+    score, checks, _ = checks_of(assignment, cache, "starter/app.lua")
+    assert score <= 10
+    assert failed(checks) == {COVERAGE, FAILURES, COST, ONCE, LATENCY}
+    assert checks[COVERAGE]["message"].startswith("0 of 1782 deliveries")
+    assert "reached 0 of 99" in checks[COVERAGE]["message"]
+    assert "no node delivered a message" in checks[COST]["message"]
+    assert "too few to judge" in checks[LATENCY]["message"]
+
+
+def test_no_forwarding_reaches_the_first_hop_only(assignment, cache) -> None:
+    score, checks, _ = checks_of(assignment, cache, "variants/no-forward.lua")
+    assert failed(checks) == {COVERAGE, FAILURES, LATENCY}, checks
+    assert "reached 6 of 99" in checks[COVERAGE]["message"]
+    # a broadcast that reaches 6 nodes is fast, not good: its latency is not judged
+    assert "too few to judge" in checks[LATENCY]["message"]
+    assert score < 50
+
+
+def test_delivering_every_copy_fails_the_once_check_only(assignment, cache) -> None:
+    score, checks, _ = checks_of(assignment, cache, "variants/deliver-duplicates.lua")
+    assert failed(checks) == {ONCE}, checks
+    assert "duplicate deliveries at 100 node(s)" in checks[ONCE]["message"]
+    assert score == 90
+
+
+def test_not_replacing_dead_peers_loses_messages_under_failures_only(assignment, cache) -> None:
+    _, checks, _ = checks_of(assignment, cache, "variants/no-replacement.lua")
+    assert failed(checks) == {FAILURES}, checks
+    assert "needed 99%" in checks[FAILURES]["message"]
+
+
+def test_flooding_every_node_is_too_costly(assignment, cache) -> None:
+    static = assignment.run("static")
+    small = replace(assignment, runs=[replace(static, nodes=20)],
+                    checks=[c for c in assignment.checks if c.run == "static"])
+    score, checks, _ = checks_of(small, cache, "variants/flood.lua")
+    assert failed(checks) == {COST}, checks
+    assert "20.0 per delivery" in checks[COST]["message"]
+    assert "allowed 9: push each new message to FANOUT peers, once" in checks[COST]["message"]
+    assert score < 90
