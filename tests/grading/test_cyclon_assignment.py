@@ -1,0 +1,94 @@
+"""assignments/cyclon graded end to end (simulated runs, the real grader): the reference scores
+100, the starter scores low and says why, each buggy variant fails the checks it should and
+passes the others. ~30 s on an idle machine (14 simulations of 200 nodes)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grading.grader import grade, load_assignment
+
+FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "cyclon"
+ERRORS, ERRORS_CHURN, HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN = (
+    "No node raises an error", "No node raises an error under churn", "Views are full, clean and connected",
+    "Every view holds 10 other peers, none twice", "In-degrees stay close to the mean",
+    "Dead peers leave the views within 80 s", "Views are healthy again after the failure")
+
+
+@pytest.fixture(scope="module")
+def assignment():
+    return load_assignment(FOLDER)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("grading-cache")
+
+
+def checks_of(assignment, cache, rel: str) -> tuple[float, dict[str, dict]]:
+    report = grade(assignment, (FOLDER / rel).read_text(), cache_dir=cache).to_dict()
+    return report["score"], {c["name"]: c for c in report["checks"]}
+
+
+def failed(checks: dict[str, dict]) -> set[str]:
+    return {name for name, c in checks.items() if not c["passed"]}
+
+
+def test_the_spec_weighs_100_points(assignment) -> None:
+    assert sum(c.weight for c in assignment.checks) == 100
+    assert [r.name for r in assignment.runs] == ["static", "failure"]
+
+
+def test_the_reference_scores_100(assignment, cache) -> None:
+    score, checks = checks_of(assignment, cache, "reference/app.lua")
+    assert score == 100, checks
+    assert "200 of 200 views hold 10 entries" in checks[HEALTH]["message"]
+    assert "140 of 140 views hold 10 entries" in checks[HEALTH_CHURN]["message"]
+    assert "60 nodes failed at 50 s" in checks[DEAD]["message"]
+
+
+def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
+    score, checks = checks_of(assignment, cache, "starter/app.lua")
+    assert score < 30
+    assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN}
+    # views stay the bootstrap's: the three introducers only
+    assert "0 of 200 views hold 10 entries" in checks[HEALTH]["message"]
+    assert "3 of 200 nodes are in at least 1 other views" in checks[HEALTH]["message"]
+    assert "views too small to judge" in checks[SPREAD]["message"]
+    assert "dead peers are never dropped" in checks[DEAD]["message"]
+
+
+def test_keeping_peers_that_did_not_answer_keeps_the_dead(assignment, cache) -> None:
+    score, checks = checks_of(assignment, cache, "variants/keeps-dead-peers.lua")
+    assert failed(checks) == {DEAD, HEALTH_CHURN}, checks
+    assert "dead peers are never dropped" in checks[DEAD]["message"]
+    assert "entries point to dead nodes (allowed 5%)" in checks[HEALTH_CHURN]["message"]
+    assert 60 < score < 85
+
+
+def test_a_merge_that_keeps_duplicates_fails_the_clean_views(assignment, cache) -> None:
+    _, checks = checks_of(assignment, cache, "variants/merge-keeps-duplicates.lua")
+    assert failed(checks) == {HEALTH, DISTINCT, HEALTH_CHURN}, checks
+    assert checks[DISTINCT]["points"] == 0
+    assert "itself" in checks[DISTINCT]["message"] or "duplicate" in checks[DISTINCT]["message"]
+    assert "of 200 without self or duplicates" in checks[HEALTH]["message"]
+    assert "200 of 200 without self" not in checks[HEALTH]["message"]
+
+
+def test_a_random_neighbour_leaves_dead_entries_longer(assignment, cache) -> None:
+    _, checks = checks_of(assignment, cache, "variants/random-neighbour.lua")
+    # Cyclon's oldest-first choice bounds how long an entry lives: without it dead entries
+    # linger and (the paper's "basic shuffling") in-degrees spread wider
+    assert DEAD in failed(checks)
+    assert failed(checks) <= {DEAD, HEALTH_CHURN, SPREAD}, checks
+    assert "still" in checks[DEAD]["message"] and "never dropped" not in checks[DEAD]["message"]
+
+
+def test_random_views_that_never_shuffle_fail_the_in_degree_spread(assignment, cache) -> None:
+    _, checks = checks_of(assignment, cache, "variants/random-views-no-shuffle.lua")
+    # full, clean, connected: view_health alone cannot tell them from Cyclon's
+    assert HEALTH not in failed(checks) and DISTINCT not in failed(checks)
+    assert failed(checks) == {SPREAD, DEAD, HEALTH_CHURN}, checks
+    assert checks[SPREAD]["points"] < 5
+    assert "views drawn at random would give" in checks[SPREAD]["message"]
