@@ -241,8 +241,10 @@ def ring_correct(ctx: Context) -> Outcome:
         ok = int(f.get("succ", -1)) == succ and (not p["check_pred"] or int(f.get("pred", -1)) == pred)
         right += ok
         if not ok and not example:
-            example = (f"; e.g. node {r['node']} (id {me}) has successor {f.get('succ')}, the right one is {succ}"
-                       + (f", predecessor {f.get('pred')} for {pred}" if p["check_pred"] else ""))
+            if int(f.get("succ", -1)) != succ:
+                example = f"; e.g. node {r['node']} (id {me}) has successor {f.get('succ')}, the right one is {succ}"
+            else:
+                example = f"; e.g. node {r['node']} (id {me}) has predecessor {f.get('pred')}, the right one is {pred}"
     fraction = right / len(states)
     what = "successor and predecessor" if p["check_pred"] else "successor"
     msg = f"{right} of {len(states)} live nodes have the right {what} (needed {p['min_fraction']:.0%}){example}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -66,9 +65,9 @@ def execute(app: str, run: RunSpec, churn_text: str | None = None, *, cache_dir:
     result = _run(app, run, churn_text, timeout)
     if key is not None and cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = cache_dir / f".{key}.{os.getpid()}.tmp"
-        tmp.write_text(json.dumps({"records": result.records, "wall_s": result.wall_s, "failure": result.failure}))
-        tmp.replace(cache_dir / f"{key}.json")   # atomic: concurrent graders never read half a file
+        with tempfile.NamedTemporaryFile("w", dir=cache_dir, prefix=f".{key}.", suffix=".tmp", delete=False) as f:
+            json.dump({"records": result.records, "wall_s": result.wall_s, "failure": result.failure}, f)
+        Path(f.name).replace(cache_dir / f"{key}.json")   # atomic: concurrent graders never read half a file
     return result
 
 
