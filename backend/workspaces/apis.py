@@ -1,11 +1,11 @@
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .selectors import workspace_get, workspace_list
-from .services import workspace_default_ensure, workspace_files_replace
+from .services import workspace_default_ensure, workspace_files_replace, workspace_get_or_create
 
 
 class FileSerializer(serializers.Serializer):
@@ -22,11 +22,30 @@ class WorkspaceOutputSerializer(serializers.Serializer):
 
 
 class WorkspaceListApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "WorkspaceCreateInput"
+
+        name = serializers.CharField(max_length=100)
+        files = FileSerializer(many=True, required=False, default=list,
+                               help_text="the files of a new workspace (ignored when it exists)")
+
     @extend_schema(responses=WorkspaceOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
         if not request.user.workspaces.exists():
             workspace_default_ensure(user=request.user)
         return Response(WorkspaceOutputSerializer(workspace_list(user=request.user), many=True).data)
+
+    @extend_schema(request=InputSerializer, responses={201: WorkspaceOutputSerializer, 200: WorkspaceOutputSerializer})
+    def post(self, request: Request) -> Response:
+        """Get or create your workspace of this name: 201 created with `files`, 200 when you
+        have one already (returned unchanged)."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        workspace, created = workspace_get_or_create(user=request.user, **data.validated_data)
+        workspace = workspace_get(user=request.user, workspace_id=workspace.id)  # fresh files
+        return Response(WorkspaceOutputSerializer(workspace).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class WorkspaceDetailApi(APIView):

@@ -9,6 +9,7 @@ from .models import Workspace, WorkspaceFile
 
 MAX_FILES = 50
 MAX_TOTAL_BYTES = 1024 * 1024
+MAX_WORKSPACES = 100  # per user
 
 STARTER_APP = """\
 events.run(function()
@@ -57,3 +58,23 @@ def workspace_default_ensure(*, user: User) -> Workspace:
         workspace_files_replace(workspace=workspace,
                                 files=[{"path": "app.lua", "content": STARTER_APP}])
     return workspace
+
+
+def workspace_get_or_create(*, user: User, name: str, files: list[FileDict]) -> tuple[Workspace, bool]:
+    """The user's workspace called `name`, created with `files` if there is none yet (an
+    existing one is returned as it is: its files are the user's). The IDE keeps one workspace
+    per assignment this way, started from the assignment's starter. The user's default
+    workspace is made first if missing: it stays their first (the workspace page's)."""
+    if name != "default":
+        workspace_default_ensure(user=user)
+    with transaction.atomic():
+        # One creation at a time per user: the count below cannot be raced.
+        User.objects.select_for_update().filter(id=user.id).first()
+        existing = Workspace.objects.filter(owner=user, name=name).first()
+        if existing is not None:
+            return existing, False
+        if Workspace.objects.filter(owner=user).count() >= MAX_WORKSPACES:
+            raise ApplicationError(f"at most {MAX_WORKSPACES} workspaces per user")
+        workspace = Workspace.objects.create(owner=user, name=name)
+        workspace_files_replace(workspace=workspace, files=files)
+    return workspace, True
