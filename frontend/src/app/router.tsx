@@ -1,10 +1,15 @@
 import { createBrowserRouter } from "react-router";
 import { AppLayout } from "./layouts/app-layout";
+import { AssignmentRoute } from "./routes/assignment";
+import { CourseRoute } from "./routes/course";
+import { CoursesRoute } from "./routes/courses";
+import { GradebookRoute, GradebooksRoute } from "./routes/gradebook";
 import { JobRoute } from "./routes/job";
 import { JobsRoute } from "./routes/jobs";
 import { LoginRoute } from "./routes/login";
 import { NotFoundRoute } from "./routes/not-found";
 import { ScenariosRoute } from "./routes/scenarios";
+import { SubmissionRoute } from "./routes/submission";
 import { TokenRoute } from "./routes/token";
 import { WorkspaceRoute } from "./routes/workspace";
 
@@ -17,6 +22,12 @@ export const router = createBrowserRouter([
       { path: "jobs", element: <JobsRoute /> },
       { path: "jobs/:id", element: <JobRoute /> },
       { path: "scenarios", element: <ScenariosRoute /> },
+      { path: "courses", element: <CoursesRoute /> },
+      { path: "courses/:courseId", element: <CourseRoute /> },
+      { path: "courses/:courseId/assignments/:slug", element: <AssignmentRoute /> },
+      { path: "courses/:courseId/gradebook", element: <GradebookRoute /> },
+      { path: "gradebook", element: <GradebooksRoute /> },
+      { path: "submissions/:id", element: <SubmissionRoute /> },
       { path: "token", element: <TokenRoute /> },
       { path: "*", element: <NotFoundRoute /> },
     ],

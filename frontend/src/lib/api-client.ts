@@ -107,6 +107,8 @@ export const api = {
     request<T>(url, { ...options, method: "POST", body }),
   put: <T>(url: string, body?: unknown, options?: Omit<RequestOptions, "method" | "body">) =>
     request<T>(url, { ...options, method: "PUT", body }),
+  patch: <T>(url: string, body?: unknown, options?: Omit<RequestOptions, "method" | "body">) =>
+    request<T>(url, { ...options, method: "PATCH", body }),
   delete: <T>(url: string, options?: Omit<RequestOptions, "method" | "body">) =>
     request<T>(url, { ...options, method: "DELETE" }),
 };

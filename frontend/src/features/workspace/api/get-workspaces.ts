@@ -8,4 +8,4 @@ export const getWorkspaces = async (): Promise<WorkspaceSummary[]> =>
 export const workspacesQueryOptions = () =>
   queryOptions({ queryKey: ["workspaces"], queryFn: getWorkspaces, staleTime: Infinity });
 
-export const useWorkspaces = () => useQuery(workspacesQueryOptions());
+export const useWorkspaces = (enabled = true) => useQuery({ ...workspacesQueryOptions(), enabled });

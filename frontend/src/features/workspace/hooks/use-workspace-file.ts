@@ -1,6 +1,7 @@
-import { useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { Workspace } from "@/types/api";
+import type { Workspace, WorkspaceFile } from "@/types/api";
+import { ensureWorkspace, namedWorkspaceQueryKey } from "../api/create-workspace";
 import { useWorkspace, workspaceQueryKey } from "../api/get-workspace";
 import { useWorkspaces } from "../api/get-workspaces";
 import { updateWorkspace, withFileContent } from "../api/update-workspace";
@@ -14,11 +15,41 @@ function mainFile(workspace: Workspace) {
   return workspace.files.find((file) => file.path === MAIN_FILE) ?? workspace.files[0] ?? { path: MAIN_FILE, content: "" };
 }
 
-/** Loads the user's first workspace's app.lua and keeps it saved (debounced autosave). */
-export function useWorkspaceFile() {
+/** A workspace of the user's own, by name: made from `files` the first time it is opened
+ * (the IDE of an assignment keeps one per assignment, started from its starter). */
+export interface NamedWorkspace {
+  name: string;
+  files: WorkspaceFile[];
+}
+
+/** Which workspace to edit: the user's first (default) one, or their named one. */
+function useWorkspaceId(named: NamedWorkspace | null) {
   const queryClient = useQueryClient();
-  const workspacesQuery = useWorkspaces();
-  const workspaceId = workspacesQuery.data?.[0]?.id;
+  const workspacesQuery = useWorkspaces(named === null);
+  const namedQuery = useQuery({
+    queryKey: namedWorkspaceQueryKey(named?.name ?? ""),
+    queryFn: async () => {
+      const workspace = await ensureWorkspace(named!.name, named!.files);
+      // The editor reads (and saves through) the detail cache: no second GET.
+      queryClient.setQueryData(workspaceQueryKey(workspace.id), workspace);
+      return workspace;
+    },
+    enabled: named !== null,
+    staleTime: Infinity,
+  });
+  if (named === null) {
+    const id = workspacesQuery.data?.[0]?.id;
+    return { id, error: workspacesQuery.error, missing: workspacesQuery.isSuccess && id === undefined };
+  }
+  return { id: namedQuery.data?.id, error: namedQuery.error, missing: false };
+}
+
+/** Loads app.lua of the user's first workspace (no argument), or of their workspace `named`
+ * (created from its files on first use), and keeps it saved (debounced autosave). */
+export function useWorkspaceFile(named: NamedWorkspace | null = null) {
+  const queryClient = useQueryClient();
+  const target = useWorkspaceId(named);
+  const workspaceId = target.id;
   const workspaceQuery = useWorkspace(workspaceId);
   const workspace = workspaceQuery.data;
 
@@ -86,8 +117,8 @@ export function useWorkspaceFile() {
     return () => window.removeEventListener("beforeunload", onBeforeUnload);
   }, []);
 
-  const error = workspacesQuery.error ?? workspaceQuery.error;
-  const noWorkspace = workspacesQuery.isSuccess && workspaceId === undefined;
+  const error = target.error ?? workspaceQuery.error;
+  const noWorkspace = target.missing;
   return { code, setCode, filename, saveState, saveError, save, error, noWorkspace, workspace };
 }
 

@@ -1,0 +1,52 @@
+import { Link } from "react-router";
+import { ErrorMessage } from "@/components/ui/error-message";
+import { Spinner } from "@/components/ui/spinner";
+import { formatDateTime } from "@/lib/format";
+import { useAssignments } from "../api/get-assignments";
+import { PublishButton } from "./publish-button";
+import { RegradeAllButton } from "./regrade-all-button";
+
+interface AssignmentListProps {
+  courseId: number;
+  /** Instructors and TAs: unpublished ones too, marked. */
+  staff: boolean;
+  /** Instructors: publish or unpublish. */
+  canPublish: boolean;
+}
+
+/** A course's assignments (students: published ones), each opening its IDE. */
+export function AssignmentList({ courseId, staff, canPublish }: AssignmentListProps) {
+  const assignments = useAssignments(courseId);
+  if (assignments.isPending) return <Spinner label="Loading assignments…" />;
+  if (assignments.isError) return <ErrorMessage error={assignments.error} title="Cannot load the assignments." />;
+  if (assignments.data.length === 0) {
+    return (
+      <p className="muted" data-testid="no-assignments">
+        No assignment yet.
+        {staff && " Load one on the server: ./splaylab assignments load assignments/NAME --course SLUG."}
+      </p>
+    );
+  }
+  return (
+    <ul className="assignment-list" data-testid="assignment-list">
+      {assignments.data.map((a) => (
+        <li key={a.id} className="card assignment-item" data-testid="assignment-item" data-slug={a.slug}>
+          <div className="assignment-item-head">
+            <Link to={`/courses/${courseId}/assignments/${encodeURIComponent(a.slug)}`} className="assignment-title">
+              {a.title}
+            </Link>
+            {staff && !a.published && <span className="hidden-badge">not published</span>}
+            {staff && (
+              <span className="assignment-actions">
+                <RegradeAllButton courseId={courseId} slug={a.slug} />
+                {canPublish && <PublishButton courseId={courseId} assignment={a} />}
+              </span>
+            )}
+          </div>
+          {a.summary && <p className="assignment-summary">{a.summary}</p>}
+          <div className="muted assignment-deadline">{a.deadline ? `Deadline ${formatDateTime(a.deadline)}` : "No deadline"}</div>
+        </li>
+      ))}
+    </ul>
+  );
+}

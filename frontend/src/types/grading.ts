@@ -1,0 +1,206 @@
+// Wire types of courses, assignments, submissions and the gradebook (docs/grading.md;
+// backend/courses/apis.py, backend/grading/serializers.py).
+
+/** The user's role in one course (the global User.role does not open a course). */
+export type CourseRole = "student" | "ta" | "instructor";
+
+/** GET /api/courses/, GET /api/courses/<id>/, POST /api/courses/join {code}. */
+export interface Course {
+  id: number;
+  name: string;
+  slug: string;
+  role: CourseRole;
+  /** Instructors and TAs only (null for students). */
+  join_code: string | null;
+  max_nodes_per_job: number;
+  max_concurrent_jobs: number;
+  minutes_per_day_per_student: number;
+  /** Of the score, per started day late. */
+  late_penalty_percent: number;
+  /** After these, students' submissions are refused. */
+  max_late_days: number;
+  daemons: { id: number; name: string }[];
+}
+
+/** GET /api/courses/<id>/assignments/ (students: published ones only). */
+export interface AssignmentSummary {
+  id: number;
+  slug: string;
+  title: string;
+  summary: string;
+  deadline: string | null;
+  published: boolean;
+  updated_at: string;
+}
+
+/** One grading run of the spec (assignment.yaml `runs`). */
+export interface AssignmentRun {
+  name: string;
+  mode?: "sim" | "live";
+  nodes?: number;
+  time?: number;
+  seed?: number;
+  net?: string;
+  churn?: string;
+}
+
+/** A check of the spec, defaults filled in; students never get hidden ones. */
+export interface AssignmentCheck {
+  name: string;
+  check: string;
+  run: string | null;
+  weight: number;
+  hidden: boolean;
+  params: Record<string, unknown>;
+}
+
+/** GET /api/courses/<id>/assignments/<slug>/ */
+export interface AssignmentDetail extends AssignmentSummary {
+  course: number;
+  /** The handout (markdown). */
+  handout: string;
+  /** The student's first app.lua. */
+  starter: string;
+  harness: string;
+  runs: AssignmentRun[];
+  checks: AssignmentCheck[];
+  late_penalty_percent: number;
+  max_late_days: number;
+  /** deadline + max_late_days: students' submissions are refused after it. */
+  closes_at: string | null;
+  /** Hidden checks reach students once the deadline has passed. */
+  hidden_revealed: boolean;
+  // Instructors and TAs only:
+  reference?: string;
+  spec?: Record<string, unknown>;
+  files?: Record<string, string>;
+  folder?: string;
+}
+
+/** PATCH /api/courses/<id>/assignments/<slug>/ (instructors). */
+export interface AssignmentUpdateInput {
+  title?: string;
+  summary?: string;
+  handout?: string;
+  deadline?: string | null;
+  published?: boolean;
+}
+
+export type SubmissionStatus = "queued" | "running" | "graded" | "error";
+
+/** GET /api/courses/<id>/assignments/<slug>/submissions/ (students: their own). */
+export interface Submission {
+  id: number;
+  assignment: string;
+  course: number;
+  student: string;
+  created_at: string;
+  sha256: string;
+  status: SubmissionStatus;
+  attempt: number;
+  /** 0-100 before the late penalty; for students before the deadline, the visible checks' share only. */
+  score: number | null;
+  late_days: number;
+  penalty_percent: number;
+  final_score: number | null;
+  /** Hidden checks left out of this report until the deadline. */
+  hidden_withheld: number;
+  graded_at: string | null;
+  /** The grader's failure (students get a generic sentence). */
+  error: string;
+}
+
+/** One check's result (docs/grading.md, "The report"). */
+export interface ReportCheck {
+  name: string;
+  check: string;
+  run: string | null;
+  passed: boolean;
+  points: number;
+  max_points: number;
+  message: string;
+  hidden: boolean;
+}
+
+/** One run the grader made (its wall time, and the reference's when it was needed). */
+export interface ReportRun {
+  name: string;
+  mode: string;
+  nodes: number;
+  time: number;
+  seed: number;
+  net?: string | null;
+  churn?: string | null;
+  wall_s: number;
+  failure: string | null;
+  reference_wall_s?: number;
+  reference_cached?: boolean;
+}
+
+/** The grader's report; {} until graded. */
+export interface Report {
+  assignment?: string;
+  score?: number;
+  max_score?: number;
+  submission_sha256?: string;
+  compile_error?: string | null;
+  runs?: ReportRun[];
+  checks?: ReportCheck[];
+}
+
+/** An earlier grading of the submission (instructors and TAs: before each regrade). */
+export interface SubmissionHistoryEntry {
+  attempt: number;
+  status: SubmissionStatus;
+  score: number | null;
+  final_score: number | null;
+  late_days: number;
+  penalty_percent: number;
+  error: string;
+  graded_at: string | null;
+}
+
+/** GET /api/submissions/<id>/, and POST …/submissions/ {source} (201). */
+export interface SubmissionDetail extends Submission {
+  source: string;
+  report: Report;
+  history?: SubmissionHistoryEntry[];
+}
+
+export interface GradebookStudent {
+  id: number;
+  username: string;
+  name: string;
+  email: string;
+}
+
+/** One student × assignment: the override's score if any, else the latest graded submission's final score. */
+export interface GradebookCell {
+  assignment: string;
+  score: number | null;
+  source: "override" | "submission" | null;
+  /** How many submissions, whatever their status. */
+  submissions: number;
+  submission: {
+    id: number;
+    score: number | null;
+    final_score: number | null;
+    late_days: number;
+    penalty_percent: number;
+    created_at: string;
+  } | null;
+  override: { score: number | null; comment: string; by: string | null; at: string } | null;
+}
+
+/** GET /api/courses/<id>/gradebook/ (instructors and TAs). */
+export interface Gradebook {
+  course: number;
+  assignments: AssignmentSummary[];
+  rows: { student: GradebookStudent; cells: GradebookCell[] }[];
+}
+
+/** PUT /api/courses/<id>/gradebook/<slug>/<student id>/: score null keeps the submissions' score (comment only). */
+export interface GradeOverrideInput {
+  score: number | null;
+  comment: string;
+}
