@@ -88,6 +88,11 @@ def prepare(cfg: StackConfig, env: dict[str, str]) -> list[Path]:
     return configs
 
 
+def sim_workers() -> str:
+    """Processes of the simulation worker: one per core unless SPLAYLAB_SIM_WORKERS says."""
+    return os.environ.get("SPLAYLAB_SIM_WORKERS") or str(os.cpu_count() or 1)
+
+
 def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[list[str], Path]]:
     venv_bin = cfg.root / ".venv" / "bin"
     parts = {
@@ -95,9 +100,10 @@ def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[li
                  "--port", str(cfg.port), "--no-access-log"], cfg.backend),
         "worker": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO",
                     "--concurrency", "4", "--hostname", f"worker@{cfg.port}"], cfg.backend),
-        # simulated jobs (jobs.simulation): their own queue, one at a time
+        # simulated jobs and gradings (jobs.simulation, grading): their own queue, one per core
+        # (a simulation is one single-threaded process); SPLAYLAB_SIM_WORKERS overrides
         "sim": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO", "-Q", "simulations",
-                 "--concurrency", "1", "--hostname", f"sim@{cfg.port}"], cfg.backend),
+                 "--concurrency", sim_workers(), "--hostname", f"sim@{cfg.port}"], cfg.backend),
         "beat": ([str(venv_bin / "celery"), "-A", "splaylab", "beat", "--loglevel", "INFO",
                   "--schedule", str(cfg.var / "celerybeat-schedule")], cfg.backend),
     }

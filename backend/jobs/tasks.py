@@ -19,7 +19,7 @@ def job_schedule(job_id: int) -> None:
 
 @shared_task(name="jobs.tasks.simulation_run")
 def simulation_run(job_id: int) -> None:
-    """A simulated job, start to end (queue `simulations`: its own worker, one at a time)."""
+    """A simulated job, start to end (queue `simulations`: its own worker, one process per core)."""
     from .simulation import simulation_run as run
 
     run(job_id)

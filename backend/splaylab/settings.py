@@ -41,7 +41,7 @@ SPLAYLAB_LUAJIT = os.environ.get("SPLAYLAB_LUAJIT", "luajit")
 SPLAYLAB_SUBMISSION_INTERVAL = float(os.environ.get("SPLAYLAB_SUBMISSION_INTERVAL", "60"))
 SPLAYLAB_SUBMISSIONS_PER_DAY = int(os.environ.get("SPLAYLAB_SUBMISSIONS_PER_DAY", "30"))
 SPLAYLAB_GRADING_TIME_LIMIT = int(os.environ.get("SPLAYLAB_GRADING_TIME_LIMIT", "3600"))
-# A grading is simulations: by default on the simulation worker, one at a time.
+# A grading is simulations: by default on the simulation worker (one process per core).
 SPLAYLAB_GRADING_QUEUE = os.environ.get("SPLAYLAB_GRADING_QUEUE", "simulations")
 
 INSTALLED_APPS = [
