@@ -116,6 +116,12 @@ def test_a_student_submits_chord_and_the_instructor_grades_it(page: Page, stack,
         re.compile(r"\d"))
     expect(page.get_by_test_id("report-run")).to_have_count(1)
     expect(page.get_by_test_id("report-run")).to_contain_text("sim, 64 nodes, 240 s, seed 3, net king")
+    # the run's lookup-latency CDF, drawn over the reference's on the same run
+    plot = page.get_by_test_id("report-plot")
+    expect(plot).to_have_count(1)
+    expect(plot).to_contain_text("Lookup latency, run ring (640 samples)")
+    expect(plot.locator(".u-legend")).to_contain_text("this submission")
+    expect(plot.locator(".u-legend")).to_contain_text("reference solution")
     expect(page.get_by_test_id("regrade-button")).to_have_count(0)  # students do not regrade
 
     # The instructor: the gradebook shows it; its report has the hidden check too.

@@ -163,3 +163,13 @@ def test_live_on_request_runs_real_nodes(tmp_path: Path) -> None:
     report = grade(a, a.reference, live=True, cache_dir=tmp_path).to_dict()
     assert report["runs"][0]["mode"] == "live"
     assert report["checks"][0]["message"] == "3 samples, simulated: False"
+
+
+def test_the_report_carries_the_cdfs_of_submission_and_reference(tmp_path: Path) -> None:
+    a = load_assignment(CHORD)
+    source = (CHORD / "variants" / "linear-routing.lua").read_text()
+    (plot,) = grade(a, source, cache_dir=tmp_path).to_dict()["plots"]
+    assert (plot["run"], plot["metric"], plot["unit"]) == ("ring", "lookup_latency", "s")
+    mine, ref = plot["submission"], plot["reference"]
+    assert len(mine) == len(ref) == 101 and mine == sorted(mine) and ref == sorted(ref)
+    assert mine[90] > 3 * ref[90]   # linear routing: far slower than the reference's O(log N)

@@ -39,6 +39,28 @@ class CheckResult:
                 "message": self.outcome.message, "hidden": self.spec.hidden}
 
 
+# Metrics the report draws as CDFs, the submission's against the reference's on the same run.
+PLOT_METRICS = ("lookup_latency", "broadcast_delivered")
+
+
+def quantiles(values: list[float]) -> list[float]:
+    """101 points of a CDF (p0, p1, ... p100, nearest rank): enough to draw it, a few hundred
+    bytes in the report however many samples the run had."""
+    return [round(library.percentile(values, p), 6) for p in range(101)] if values else []
+
+
+def cdf_plots(mine: dict[str, library.RunData], ref: dict[str, library.RunData]) -> list[dict[str, Any]]:
+    plots = []
+    for name, run in mine.items():
+        for metric in PLOT_METRICS:
+            own = run.values(metric)
+            reference = ref[name].values(metric) if name in ref else []
+            if own or reference:
+                plots.append({"run": name, "metric": metric, "unit": "s", "samples": len(own),
+                              "submission": quantiles(own), "reference": quantiles(reference) or None})
+    return plots
+
+
 @dataclass
 class Report:
     assignment: str
@@ -46,6 +68,7 @@ class Report:
     checks: list[CheckResult]
     runs: list[dict[str, Any]] = field(default_factory=list)
     compile_error: str | None = None
+    plots: list[dict[str, Any]] = field(default_factory=list)
 
     def _score(self, results: list[CheckResult]) -> float:
         total = sum(c.spec.weight for c in results)
@@ -59,7 +82,7 @@ class Report:
         visible = [c for c in self.checks if not c.spec.hidden]
         return {"assignment": self.assignment, "score": self.score, "max_score": 100,
                 "score_visible": self._score(visible), "submission_sha256": self.submission_sha256,
-                "compile_error": self.compile_error, "runs": self.runs,
+                "compile_error": self.compile_error, "runs": self.runs, "plots": self.plots,
                 "checks": [c.to_dict() for c in self.checks]}
 
 
@@ -133,4 +156,4 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
             outcome = library.Outcome(0, f"grader error (tell your instructor): {type(e).__name__}: {e} "
                                          f"({Path(where.filename).name}:{where.lineno})", False)
         results.append(CheckResult(c, outcome))
-    return Report(assignment.slug, sha, results, run_reports)
+    return Report(assignment.slug, sha, results, run_reports, plots=cdf_plots(mine, ref))

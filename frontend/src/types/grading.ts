@@ -137,6 +137,16 @@ export interface ReportRun {
   reference_cached?: boolean;
 }
 
+/** A latency CDF of one run: the submission's and the reference's, 101 quantiles each (p0..p100). */
+export interface ReportPlot {
+  run: string;
+  metric: string;
+  unit: "s";
+  samples: number;
+  submission: number[];
+  reference: number[] | null;
+}
+
 /** The grader's report; {} until graded. */
 export interface Report {
   assignment?: string;
@@ -146,6 +156,7 @@ export interface Report {
   compile_error?: string | null;
   runs?: ReportRun[];
   checks?: ReportCheck[];
+  plots?: ReportPlot[];
 }
 
 /** An earlier grading of the submission (instructors and TAs: before each regrade). */

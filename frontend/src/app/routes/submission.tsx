@@ -6,6 +6,7 @@ import { isCourseStaff } from "@/features/courses/lib/roles";
 import { useSubmission } from "@/features/grading/api/get-submission";
 import { RegradeButton } from "@/features/grading/components/regrade-button";
 import { ReportChecks } from "@/features/grading/components/report-checks";
+import { ReportPlots } from "@/features/grading/components/report-plots";
 import { ReportRuns } from "@/features/grading/components/report-runs";
 import { ReportScore } from "@/features/grading/components/report-score";
 import { ReportSource } from "@/features/grading/components/report-source";
@@ -13,7 +14,7 @@ import { isPending } from "@/features/grading/lib/report";
 import { positiveId } from "@/lib/ids";
 
 /** A submission's report: score, each check's result and reason (students: hidden checks left
- * out until the deadline), the runs; polled until graded. */
+ * out until the deadline), the runs and their latency CDFs against the reference's; polled until graded. */
 export function SubmissionRoute() {
   const params = useParams();
   const id = positiveId(params.id);
@@ -46,6 +47,7 @@ export function SubmissionRoute() {
       <ReportScore submission={s} />
       <ReportChecks checks={s.report.checks ?? []} />
       <ReportRuns runs={s.report.runs ?? []} />
+      <ReportPlots plots={s.report.plots ?? []} />
       <ReportSource submission={s} />
     </div>
   );

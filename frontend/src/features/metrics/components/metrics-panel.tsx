@@ -7,7 +7,7 @@ import { parseJobIds } from "../lib/compare-ids";
 import { seriesCsv } from "../lib/export";
 import { cdf, displayUnit, formatValue, nodeCounters, quantile, type MetricStore } from "../lib/metric-store";
 import { windowStats } from "../lib/time-windows";
-import { CdfPlot } from "./cdf-plot";
+import { CdfPlot } from "@/components/ui/cdf-plot";
 import { HopHistogram } from "./hop-histogram";
 import { MetricsToolbar } from "./metrics-toolbar";
 import { NodeCounters } from "./node-counters";

@@ -16,7 +16,7 @@ interface CdfPlotProps {
   onPlot?: (plot: uPlot | null) => void;
 }
 
-/** The own run first, then up to MAX_COMPARED other runs (lib/compare-ids.ts), each its own colour. */
+/** The first curve (the own run, the submission), then the compared ones, each its own colour. */
 const COLOURS = ["#4f8cff", "#ff7f50", "#2e8b57", "#c792ea", "#d4a017", "#e0457b", "#17a2b8"];
 
 /** uPlot needs one shared x array: merge the curves' x values, each curve stepping through. */
