@@ -66,3 +66,28 @@ def course_access_instructor(*, user: User, course_id: int) -> CourseAccess:
 def course_students(*, course: Course) -> QuerySet[User]:
     return User.objects.filter(memberships__course=course,
                                memberships__role=Role.STUDENT).order_by("username")
+
+
+@dataclass(frozen=True)
+class StudentQuota:
+    """The job quotas a student works under (the most generous of their courses': one course's
+    tight quota must not block work for another)."""
+    max_nodes_per_job: int
+    max_concurrent_jobs: int
+    minutes_per_day: int
+    courses: str   # the courses' names, for messages
+
+
+def student_quota(*, user: User) -> StudentQuota | None:
+    """None when no quota applies: superusers, instructor and TA accounts, whoever is staff of
+    some course, and users in no course (the service's own limits still apply)."""
+    if user.is_superuser or user.role != User.Role.STUDENT:
+        return None
+    memberships = list(Membership.objects.filter(user=user).select_related("course"))
+    if not memberships or any(m.role != Role.STUDENT for m in memberships):
+        return None
+    courses = [m.course for m in memberships]
+    return StudentQuota(max_nodes_per_job=max(c.max_nodes_per_job for c in courses),
+                        max_concurrent_jobs=max(c.max_concurrent_jobs for c in courses),
+                        minutes_per_day=max(c.minutes_per_day_per_student for c in courses),
+                        courses=", ".join(sorted(c.name for c in courses)))

@@ -113,8 +113,10 @@ def _user_ensure(username: str, password: str, role: str, **extra: object) -> Us
 @transaction.atomic
 def demo_seed() -> DemoSeed:
     """seed_demo: the demo course, its two personas and the student's first app (idempotent)."""
+    # A sandbox to try the service in: quotas far above a real course's (set per course)
     course, _ = Course.objects.get_or_create(
-        slug="distributed-systems-demo", defaults={"name": "Distributed Systems (demo)"})
+        slug="distributed-systems-demo", defaults={"name": "Distributed Systems (demo)", "max_nodes_per_job": 1000,
+                                                   "max_concurrent_jobs": 20, "minutes_per_day_per_student": 24 * 60})
     teacher = _user_ensure("teacher", "teacher-demo", User.Role.INSTRUCTOR, is_staff=True)
     student = _user_ensure("student", "student-demo", User.Role.STUDENT)
     Membership.objects.update_or_create(user=teacher, course=course,

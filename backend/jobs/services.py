@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -98,6 +99,8 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         network = network_options_clean(network)
     except NetModelError as exc:
         raise ValidationError({"network": [str(exc)]}) from None
+    if not simulated:
+        _quota_check(owner=owner, nodes=nodes, duration=duration)
     positions, spares = None, 0
     if keep_population and plan is None:
         churn = f"# keep population: every node from the start, replaced when it dies\nat 0s join {nodes}\n"
@@ -121,6 +124,39 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         job_state_publish(job.id)
         transaction.on_commit(lambda: (simulation_run if simulated else job_schedule).delay(job.id))
     return job
+
+
+def _quota_check(*, owner: User, nodes: int, duration: int) -> None:
+    """A student's course quotas on live jobs (docs/decisions.md, "Grading"): nodes per job, jobs
+    at once, minutes of jobs in the last 24 hours. Simulations are bounded by their queue."""
+    from courses.selectors import student_quota
+
+    quota = student_quota(user=owner)
+    if quota is None:
+        return
+    if nodes > quota.max_nodes_per_job:
+        raise ValidationError({"nodes": [f"your course ({quota.courses}) allows at most "
+                                         f"{quota.max_nodes_per_job:,} nodes per job"]})
+    live = Job.objects.filter(owner=owner, mode=Job.Mode.LIVE)
+    active = live.filter(state__in=list(Job.ACTIVE)).count()
+    if active >= quota.max_concurrent_jobs:
+        raise ApplicationError(f"you have {active} jobs queued or running, the most your course "
+                               f"({quota.courses}) allows at once: stop one or wait for it to end",
+                               status_code=429)
+    now = timezone.now()
+    used = 0.0
+    for job in live.filter(created_at__gte=now - timedelta(days=1)).only("duration", "started_at", "ended_at"):
+        if job.started_at and job.ended_at:
+            used += (job.ended_at - job.started_at).total_seconds()
+        elif job.started_at:
+            used += min(job.duration, (now - job.started_at).total_seconds())
+        else:
+            used += job.duration   # queued: it will take its duration
+    if used + duration > quota.minutes_per_day * 60:
+        left = max(0, quota.minutes_per_day * 60 - used)
+        raise ApplicationError(f"this job's {duration} s would pass your course's ({quota.courses}) "
+                               f"{quota.minutes_per_day} minutes of jobs per day: {used / 60:.1f} used in "
+                               f"the last 24 hours, {left:.0f} s left", status_code=429)
 
 
 def job_state_set(job_id: int, *, expect: Iterable[str], to: str, reason: str | None = None,
