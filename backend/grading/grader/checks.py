@@ -80,7 +80,8 @@ class RunData:
                 else:
                     self._life[r["node"]].append((r["t"], -1))
                     self.churn_leaves.append((r["t"], r["node"]))
-            elif kind == "exit":
+            elif kind == "exit" and not str(r.get("text", "")).startswith("stopped"):
+                # (the run's end stops every node: not a death a check should see)
                 self._life[r["node"]].append((r["t"], -1))
         self.by_churn = bool(joined_by_churn)
         if not self.by_churn:   # no scenario: every node starts at 0
@@ -442,10 +443,11 @@ def view_health(ctx: Context) -> Outcome:
         view = [int(x) for x in raw.split(",") if x.strip().lstrip("-").isdigit()]
         full += len(view) >= want
         clean += k not in view and len(set(view)) == len(view)
-        for v in set(view):
+        for v in set(view) - {k}:
             indegree[v] += 1
-            edges[k].add(v)
-            edges[v].add(k)
+            if v in sample:   # connectivity through live nodes only
+                edges[k].add(v)
+                edges[v].add(k)
         entries += len(view)
         dead += sum(1 for v in view if not run.alive(v, t))
     n = len(sample)
