@@ -34,7 +34,10 @@ class WorkspaceListApi(APIView):
     def get(self, request: Request) -> Response:
         if not request.user.workspaces.exists():
             workspace_default_ensure(user=request.user)
-        return Response(WorkspaceOutputSerializer(workspace_list(user=request.user), many=True).data)
+        # Your own only, the default first: staff open a student's workspace by its id
+        # (the workspace page edits the first one listed)
+        own = workspace_list(user=request.user).filter(owner=request.user).order_by("id")
+        return Response(WorkspaceOutputSerializer(own, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: WorkspaceOutputSerializer, 200: WorkspaceOutputSerializer})
     def post(self, request: Request) -> Response:

@@ -21,3 +21,10 @@ def test_students_do_not_see_each_others_workspaces(student_client, other_client
 
 def test_anonymous_gets_401(anon_client, db) -> None:
     assert anon_client.get("/api/workspaces/").status_code == 401
+
+
+def test_staff_list_their_own_workspaces_and_open_a_students_by_id(teacher_client, student_client) -> None:
+    theirs = student_client.get("/api/workspaces/").json()
+    mine = teacher_client.get("/api/workspaces/").json()
+    assert [w["owner"] for w in mine] == ["teacher"] and mine[0]["name"] == "default"
+    assert teacher_client.get(f"/api/workspaces/{theirs[0]['id']}/").status_code == 200
