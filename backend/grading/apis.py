@@ -16,9 +16,9 @@ from rest_framework.views import APIView
 from accounts.models import User
 from courses.selectors import course_access, course_access_instructor, course_access_staff
 
-from .selectors import (assignment_get, assignment_list, gradebook_get, submission_get, submission_list,
-                        submission_view)
-from .serializers import (AssignmentOutputSerializer, SubmissionDetailOutputSerializer,
+from .selectors import (assignment_get, assignment_list, gradebook_get, latest_submissions, submission_get,
+                        submission_list, submission_view)
+from .serializers import (AssignmentListItemSerializer, SubmissionDetailOutputSerializer,
                           SubmissionOutputSerializer, assignment_detail_data, gradebook_cell_data,
                           gradebook_data, submission_data)
 from .services import (MAX_SOURCE_BYTES, assignment_regrade, assignment_update, grade_override_delete,
@@ -26,10 +26,12 @@ from .services import (MAX_SOURCE_BYTES, assignment_regrade, assignment_update, 
 
 
 class AssignmentListApi(APIView):
-    @extend_schema(responses=AssignmentOutputSerializer(many=True))
+    @extend_schema(responses=AssignmentListItemSerializer(many=True))
     def get(self, request: Request, course_id: int) -> Response:
         access = course_access(user=request.user, course_id=course_id)
-        return Response(AssignmentOutputSerializer(assignment_list(access=access), many=True).data)
+        rows = list(assignment_list(access=access))
+        latest = latest_submissions(access=access, user=request.user, assignments=rows)
+        return Response(AssignmentListItemSerializer(rows, many=True, context={"latest": latest}).data)
 
 
 class AssignmentDetailApi(APIView):

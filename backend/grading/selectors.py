@@ -176,3 +176,15 @@ def gradebook_get(*, course: Course, student_id: int | None = None) -> Gradebook
     rows = [(s, [GradebookCell(a, s, latest.get((a.id, s.id)), counts.get((a.id, s.id), 0),
                                overrides.get((a.id, s.id))) for a in assignments]) for s in students]
     return Gradebook(course=course, assignments=assignments, rows=rows)
+
+
+def latest_submissions(*, access: CourseAccess, user: User, assignments: list[Assignment]) -> dict[int, dict[str, Any]]:
+    """assignment id -> the user's own latest submission to it, as they may see it:
+    {id, status, final_score} (students: the visible checks' score until the deadline)."""
+    latest = (Submission.objects.filter(student=user, assignment__in=assignments).select_related("assignment")
+              .order_by("assignment_id", "-created_at", "-id").distinct("assignment_id"))
+    out = {}
+    for s in latest:
+        view = submission_view(s, access=access)
+        out[s.assignment_id] = {"id": s.id, "status": s.status, "final_score": view.final_score}
+    return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from courses.selectors import CourseAccess
@@ -22,6 +23,15 @@ class AssignmentOutputSerializer(serializers.Serializer):
     deadline = serializers.DateTimeField(allow_null=True)
     published = serializers.BooleanField()
     updated_at = serializers.DateTimeField()
+
+
+class AssignmentListItemSerializer(AssignmentOutputSerializer):
+    my_latest = serializers.SerializerMethodField(
+        help_text="your own latest submission: {id, status, final_score} (null: none yet)")
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_my_latest(self, assignment: Assignment) -> dict[str, Any] | None:
+        return self.context["latest"].get(assignment.id)
 
 
 def assignment_detail_data(assignment: Assignment, *, access: CourseAccess) -> dict[str, Any]:
@@ -45,6 +55,7 @@ def assignment_detail_data(assignment: Assignment, *, access: CourseAccess) -> d
 class SubmissionOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField(source="submission.id")
     assignment = serializers.CharField(source="submission.assignment.slug")
+    assignment_title = serializers.CharField(source="submission.assignment.title")
     course = serializers.IntegerField(source="submission.assignment.course_id")
     student = serializers.CharField(source="submission.student.username")
     created_at = serializers.DateTimeField(source="submission.created_at")

@@ -123,6 +123,11 @@ def test_a_student_submits_chord_and_the_instructor_grades_it(page: Page, stack,
     expect(plot.locator(".u-legend")).to_contain_text("this submission")
     expect(plot.locator(".u-legend")).to_contain_text("reference solution")
     expect(page.get_by_test_id("regrade-button")).to_have_count(0)  # students do not regrade
+    # the breadcrumb names the assignment; its course page shows the student's latest score
+    page.get_by_role("navigation", name="Breadcrumbs").get_by_role("link", name="Chord: lookups on a ring").click()
+    page.goto(f"/courses/{chord['id']}")
+    latest = page.locator('[data-testid="assignment-item"][data-slug="chord"] [data-testid="assignment-latest"]')
+    expect(latest).to_have_text("Your latest submission: 100 / 100")
 
     # The instructor: the gradebook shows it; its report has the hidden check too.
     page.get_by_test_id("logout-button").click()

@@ -77,3 +77,18 @@ def test_tas_and_students_cannot_edit(classroom) -> None:
     for user in (classroom.ta, classroom.student):
         res = client_for(user).patch(_url(classroom, "chord"), {"published": False}, format="json")
         assert res.status_code == 403
+
+
+def test_the_list_carries_your_own_latest_submission_as_you_may_see_it(classroom) -> None:
+    from grading.tests.factories import graded_make, submission_make
+    a = assignment_make(classroom.course, "chord")
+    assignment_make(classroom.course, "gossip")
+    graded_make(a, classroom.student, 50.0, created_at=timezone.now() - timedelta(hours=1))
+    latest = submission_make(a, classroom.student, status="graded", score=50.0, final_score=50.0,
+                             report={"score": 50.0, "score_visible": 100.0, "checks": []})
+    submission_make(a, classroom.other_student)
+    rows = {r["slug"]: r["my_latest"] for r in client_for(classroom.student).get(_url(classroom)).json()}
+    # before the deadline a student's score counts the visible checks only
+    assert rows == {"chord": {"id": latest.id, "status": "graded", "final_score": 100.0}, "gossip": None}
+    staff_rows = {r["slug"]: r["my_latest"] for r in client_for(classroom.teacher).get(_url(classroom)).json()}
+    assert staff_rows == {"chord": None, "gossip": None}   # their own, not the students'

@@ -31,6 +31,8 @@ export interface AssignmentSummary {
   deadline: string | null;
   published: boolean;
   updated_at: string;
+  /** Your own latest submission (list only; students: the visible checks' score before the deadline). */
+  my_latest?: { id: number; status: SubmissionStatus; final_score: number | null } | null;
 }
 
 /** One grading run of the spec (assignment.yaml `runs`). */
@@ -92,6 +94,7 @@ export type SubmissionStatus = "queued" | "running" | "graded" | "error";
 export interface Submission {
   id: number;
   assignment: string;
+  assignment_title: string;
   course: number;
   student: string;
   created_at: string;

@@ -37,7 +37,7 @@ export function SubmissionRoute() {
     <div className="narrow report-page">
       <nav className="breadcrumbs muted" aria-label="Breadcrumbs">
         <Link to="/courses">Courses</Link> › <Link to={`/courses/${s.course}`}>{course.data?.name ?? "Course"}</Link> ›{" "}
-        <Link to={assignmentPath}>{s.assignment}</Link> ›
+        <Link to={assignmentPath}>{s.assignment_title}</Link> ›
       </nav>
       <div className="job-title-row">
         <h1>Submission #{s.id}</h1>

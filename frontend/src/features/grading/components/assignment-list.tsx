@@ -3,6 +3,7 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
 import { formatDateTime } from "@/lib/format";
 import { useAssignments } from "../api/get-assignments";
+import { formatScore, statusLabel } from "../lib/report";
 import { PublishButton } from "./publish-button";
 import { RegradeAllButton } from "./regrade-all-button";
 
@@ -45,6 +46,16 @@ export function AssignmentList({ courseId, staff, canPublish }: AssignmentListPr
           </div>
           {a.summary && <p className="assignment-summary">{a.summary}</p>}
           <div className="muted assignment-deadline">{a.deadline ? `Deadline ${formatDateTime(a.deadline)}` : "No deadline"}</div>
+          {a.my_latest && (
+            <div className="assignment-latest" data-testid="assignment-latest">
+              Your latest submission:{" "}
+              <Link to={`/submissions/${a.my_latest.id}`}>
+                {a.my_latest.status === "graded"
+                  ? `${formatScore(a.my_latest.final_score)} / 100`
+                  : statusLabel(a.my_latest.status)}
+              </Link>
+            </div>
+          )}
         </li>
       ))}
     </ul>

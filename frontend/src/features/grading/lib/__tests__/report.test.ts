@@ -5,7 +5,7 @@ import {
 } from "../report";
 
 const submission = (over: Partial<Submission> = {}): Submission => ({
-  id: 1, assignment: "chord", course: 1, student: "student", created_at: "2026-03-01T10:00:00Z", sha256: "ab",
+  id: 1, assignment: "chord", assignment_title: "Chord", course: 1, student: "student", created_at: "2026-03-01T10:00:00Z", sha256: "ab",
   status: "graded", attempt: 1, score: 72.5, late_days: 0, penalty_percent: 0, final_score: 72.5,
   hidden_withheld: 0, graded_at: "2026-03-01T10:01:00Z", error: "", ...over,
 });
