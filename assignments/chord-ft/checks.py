@@ -11,16 +11,12 @@ with the library's truth: the key's owner among the live ids at the lookup's sta
 """
 from __future__ import annotations
 
-from collections import Counter
-
 from grading.grader.checks import Outcome, owner
 
 
 def _failure_instant(run) -> float | None:
-    by_instant = Counter(round(t, 1) for t, _ in run.churn_leaves)
-    if not by_instant:
-        return None
-    return max(by_instant, key=lambda t: (by_instant[t], -t))
+    failure = run.largest_failure()
+    return failure[0] if failure else None
 
 
 def lookup_success_before_failure(ctx, min_rate: float = 0.99, after: float = 0) -> Outcome:

@@ -114,12 +114,10 @@ def distinct_views(ctx: Context, size: int, after: float = 0) -> Outcome:
 
 def dead_entries_cleared(ctx: Context, max_seconds: float, max_dead_fraction: float = 0.05) -> Outcome:
     run = ctx.run
-    if not run.churn_leaves:
+    failure = run.largest_failure()
+    if failure is None:
         raise CheckError(f"run {run.name!r} has no churn leave: dead_entries_cleared needs a failure scenario")
-    by_instant: dict[float, int] = defaultdict(int)
-    for t, _ in run.churn_leaves:
-        by_instant[round(t, 1)] += 1
-    failure_t = max(by_instant, key=lambda t: (by_instant[t], -t))
+    failure_t, failed = failure
     after = []
     for t, views in _samples(run):
         if t < failure_t - 0.05 or not views:
@@ -127,7 +125,7 @@ def dead_entries_cleared(ctx: Context, max_seconds: float, max_dead_fraction: fl
         entries = sum(len(v) for v in views.values())
         dead = sum(1 for v in views.values() for p in v if not run.alive(p, t))
         after.append((t, dead / entries if entries else 0.0))
-    head = f"{by_instant[failure_t]} nodes failed at {failure_t:.0f} s"
+    head = f"{failed} nodes failed at {failure_t:.0f} s"
     if not after:
         return Outcome(0, f"{head}; no view was sampled after it (the harness reads the global `view`)")
     peak = max(f for _, f in after)

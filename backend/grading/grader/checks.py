@@ -93,6 +93,17 @@ class RunData:
         for r in self._metrics.get("node_state", []):
             self._ids[r["node"]].append((r["t"], int(r["value"])))
 
+    def largest_failure(self) -> tuple[float, int] | None:
+        """(instant, nodes) of the churn's largest simultaneous leave (the earliest of equals),
+        None without any leave: what failure-scenario checks measure from."""
+        by_instant: dict[float, int] = defaultdict(int)
+        for t, _ in self.churn_leaves:
+            by_instant[round(t, 1)] += 1
+        if not by_instant:
+            return None
+        t = max(by_instant, key=lambda t: (by_instant[t], -t))
+        return t, by_instant[t]
+
     def metric(self, name: str) -> list[dict[str, Any]]:
         return self._metrics.get(name, [])
 
@@ -395,12 +406,10 @@ def broadcast_latency_vs_reference(ctx: Context) -> Outcome:
 @library_check("recovery_time", max_seconds=REQUIRED, bin=5, max_failure_rate=0.05)
 def recovery_time(ctx: Context) -> Outcome:
     run, p = ctx.run, ctx.params
-    if not run.churn_leaves:
+    failure = run.largest_failure()
+    if failure is None:
         raise CheckError(f"run {run.name!r} has no churn leave: recovery_time needs a failure scenario")
-    by_instant: dict[float, int] = defaultdict(int)
-    for t, _ in run.churn_leaves:
-        by_instant[round(t, 1)] += 1
-    failure_t = max(by_instant, key=lambda t: (by_instant[t], -t))
+    failure_t, failed = failure
     judged = _judged_lookups(run, failure_t)
     if not judged:
         return Outcome(0, f"no lookup ended after the failure at {failure_t:.1f} s")
@@ -411,11 +420,11 @@ def recovery_time(ctx: Context) -> Outcome:
     rates = {b: 1 - sum(v) / len(v) for b, v in bins.items()}
     bad = [b for b, rate in rates.items() if rate > p["max_failure_rate"]]
     if bad and max(bad) == max(rates):
-        return Outcome(0, f"{by_instant[failure_t]} nodes failed at {failure_t:.1f} s; lookups never recovered: "
+        return Outcome(0, f"{failed} nodes failed at {failure_t:.1f} s; lookups never recovered: "
                           f"{rates[max(rates)]:.0%} failed in the last {size:g} s")
     recovered = (max(bad) + 1) * size if bad else 0.0
     peak = max(rates.values())
-    msg = (f"{by_instant[failure_t]} nodes failed at {failure_t:.1f} s; lookup failures peaked at {peak:.0%} and "
+    msg = (f"{failed} nodes failed at {failure_t:.1f} s; lookup failures peaked at {peak:.0%} and "
            f"stayed under {p['max_failure_rate']:.0%} from {recovered:g} s after (allowed {p['max_seconds']:g} s)")
     ok = recovered <= p["max_seconds"]
     return Outcome(1 if ok else p["max_seconds"] / recovered, msg, ok)

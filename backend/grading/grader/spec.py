@@ -9,7 +9,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import yaml
 
@@ -111,9 +111,7 @@ def assignment_from_texts(*, slug: str, spec: dict[str, Any], starter: str, refe
     """An assignment from its texts (the service keeps them in the database); validates the spec."""
     where = f"{slug}/assignment.yaml"
     files = dict(files or {})
-    unknown = set(spec) - TOP_KEYS
-    if unknown:
-        raise SpecError(f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(TOP_KEYS))})")
+    _no_unknown_keys(where, spec, TOP_KEYS)
     title = title or spec.get("title")
     if not isinstance(title, str) or not title.strip():
         raise SpecError(f"{where}: title: required, a text")
@@ -122,6 +120,24 @@ def assignment_from_texts(*, slug: str, spec: dict[str, Any], starter: str, refe
     return Assignment(slug=slug, title=title.strip(), summary=str(summary or spec.get("summary") or ""),
                       handout=handout, starter=starter, reference=reference, harness=harness, spec=spec,
                       runs=runs, checks=checks, files=files, folder=folder)
+
+
+def _no_unknown_keys(at: str, mapping: dict[str, Any], known: set[str]) -> None:
+    unknown = set(mapping) - known
+    if unknown:
+        raise SpecError(f"{at}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(known))})")
+
+
+def _entries(where: str, raw: Any, what: str, known: set[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where it is, the mapping) for each entry of the list `whats`, checked for shape and keys."""
+    if not isinstance(raw, list) or not raw:
+        raise SpecError(f"{where}: {what}s: required, a list of at least one {what}")
+    for i, entry in enumerate(raw, 1):
+        at = f"{where}: {what}s[{i}]"
+        if not isinstance(entry, dict):
+            raise SpecError(f"{at}: must be a mapping")
+        _no_unknown_keys(at, entry, known)
+        yield at, entry
 
 
 def _number(where: str, value: Any, key: str, lo: float, hi: float, integer: bool = False) -> Any:
@@ -133,16 +149,8 @@ def _number(where: str, value: Any, key: str, lo: float, hi: float, integer: boo
 
 
 def _runs(where: str, raw: Any, files: dict[str, str]) -> list[RunSpec]:
-    if not isinstance(raw, list) or not raw:
-        raise SpecError(f"{where}: runs: required, a list of at least one run")
     runs: list[RunSpec] = []
-    for i, r in enumerate(raw, 1):
-        at = f"{where}: runs[{i}]"
-        if not isinstance(r, dict):
-            raise SpecError(f"{at}: must be a mapping")
-        unknown = set(r) - RUN_KEYS
-        if unknown:
-            raise SpecError(f"{at}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(RUN_KEYS))})")
+    for at, r in _entries(where, raw, "run", RUN_KEYS):
         name = r.get("name")
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise SpecError(f"{at}: name: required, lower-case letters, digits, - and _ (got {name!r})")
@@ -192,16 +200,8 @@ def _churn_nodes(at: str, path: str, text: str, seed: int) -> int:
 
 def _checks(where: str, raw: Any, runs: list[RunSpec], files: dict[str, str]) -> list[CheckSpec]:
     from . import checks as library  # the registry of library checks and their parameters
-    if not isinstance(raw, list) or not raw:
-        raise SpecError(f"{where}: checks: required, a list of at least one check")
     out: list[CheckSpec] = []
-    for i, c in enumerate(raw, 1):
-        at = f"{where}: checks[{i}]"
-        if not isinstance(c, dict):
-            raise SpecError(f"{at}: must be a mapping")
-        unknown = set(c) - CHECK_KEYS
-        if unknown:
-            raise SpecError(f"{at}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(sorted(CHECK_KEYS))})")
+    for at, c in _entries(where, raw, "check", CHECK_KEYS):
         name = c.get("name")
         if not isinstance(name, str) or not name.strip():
             raise SpecError(f"{at}: name: required, a text")
