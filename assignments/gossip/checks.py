@@ -14,7 +14,7 @@ from grading.grader.checks import Context, Outcome, broadcast_latency_vs_referen
 
 def _traffic(run) -> tuple[float, int, int, int]:
     """(calls of receive, first deliveries, duplicate deliveries, nodes with duplicates)."""
-    calls = delivered = duplicates = nodes = 0
+    calls = delivered = duplicates = 0
     dup_nodes = set()
     for r in run.metric("gossip_traffic"):
         f = r.get("fields") or {}
@@ -23,8 +23,7 @@ def _traffic(run) -> tuple[float, int, int, int]:
         if int(f.get("duplicates", 0)):
             duplicates += int(f["duplicates"])
             dup_nodes.add(r["node"])
-    nodes = len(dup_nodes)
-    return calls, delivered, duplicates, nodes
+    return calls, delivered, duplicates, len(dup_nodes)
 
 
 def _coverage(run) -> tuple[int, int]:

@@ -1,10 +1,10 @@
 """assignments/gossip graded end to end (simulated runs, the real grader): the reference scores
 100, the starter scores low and says why, each buggy variant fails the checks it should and
-passes the others. ~40 s.
+passes the others. ~25 s (idle 2-core VM).
 
-The flood variant pushes every message to every node: at the assignment's 100 nodes that is
-175,000 messages and ~70 s of simulation, so it is graded on a 20-node copy of the static run
-(its checks only; the cost check's bound does not depend on N)."""
+The flood and forward-every-copy variants send ~100 messages per delivery: at the assignment's
+100 nodes that is ~175,000 messages and 70 s to 4 min of simulation, so they are graded on a
+20-node copy of the static run (its checks only; the cost check's bound does not depend on N)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -90,12 +90,26 @@ def test_not_replacing_dead_peers_loses_messages_under_failures_only(assignment,
     assert "needed 99%" in checks[FAILURES]["message"]
 
 
-def test_flooding_every_node_is_too_costly(assignment, cache) -> None:
+@pytest.fixture(scope="module")
+def small(assignment):
+    """The static run and its checks on 20 nodes: for the costly variants."""
     static = assignment.run("static")
-    small = replace(assignment, runs=[replace(static, nodes=20)],
-                    checks=[c for c in assignment.checks if c.run == "static"])
+    return replace(assignment, runs=[replace(static, nodes=20)],
+                   checks=[c for c in assignment.checks if c.run == "static"])
+
+
+def test_flooding_every_node_is_too_costly(small, cache) -> None:
     score, checks, _ = checks_of(small, cache, "variants/flood.lua")
     assert failed(checks) == {COST}, checks
     assert "20.0 per delivery" in checks[COST]["message"]
     assert "allowed 9: push each new message to FANOUT peers, once" in checks[COST]["message"]
+    assert score < 90
+
+
+def test_forwarding_every_copy_is_too_costly(small, cache) -> None:
+    # each node forwards up to the harness's 20 copies of a message: ~95 messages per delivery
+    score, checks, _ = checks_of(small, cache, "variants/forward-every-copy.lua")
+    assert failed(checks) == {COST}, checks
+    cost = float(checks[COST]["message"].split(" per delivery")[0].rsplit(" ", 1)[1])
+    assert cost > 50, checks[COST]["message"]
     assert score < 90
