@@ -173,3 +173,18 @@ def test_the_report_carries_the_cdfs_of_submission_and_reference(tmp_path: Path)
     mine, ref = plot["submission"], plot["reference"]
     assert len(mine) == len(ref) == 101 and mine == sorted(mine) and ref == sorted(ref)
     assert mine[90] > 3 * ref[90]   # linear routing: far slower than the reference's O(log N)
+
+
+def test_an_error_raised_in_a_function_served_over_rpc_counts_as_a_runtime_error(tmp_path: Path) -> None:
+    folder = tiny_assignment(tmp_path, [{"name": "clean", "check": "no_runtime_errors"}])
+    source = ("rpc = require 'splay.rpc'\n"
+              "function crash() local t = nil; return t.x end\n"
+              "rpc.server(job.me.port)\n"
+              "events.thread(function()\n"
+              "  events.sleep(1)\n"
+              "  if job.position == 1 then rpc.call(job.nodes[2], {'crash'}) end\n"
+              "  events.sleep(1); events.exit()\n"
+              "end)\n")
+    (check,) = grade(load_assignment(folder), source, cache_dir=tmp_path).to_dict()["checks"]
+    assert not check["passed"]
+    assert "node 2" in check["message"] and "call to 'crash' raised: app.lua:2:" in check["message"]
