@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from grading.grader import grade, load_assignment
+from grading_helpers import failed, graded
 
 FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "chord"
 ERRORS, SUCC, PRED, LOOKUPS, HOPS, LATENCY = (
@@ -15,33 +13,14 @@ ERRORS, SUCC, PRED, LOOKUPS, HOPS, LATENCY = (
     "Lookups find the key's owner", "Lookups take O(log N) hops", "Lookup latency close to the reference's")
 
 
-@pytest.fixture(scope="module")
-def assignment():
-    return load_assignment(FOLDER)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("grading-cache")
-
-
-def checks_of(assignment, cache, rel: str) -> tuple[float, dict[str, dict]]:
-    report = grade(assignment, (FOLDER / rel).read_text(), cache_dir=cache).to_dict()
-    return report["score"], {c["name"]: c for c in report["checks"]}
-
-
-def failed(checks: dict[str, dict]) -> set[str]:
-    return {name for name, c in checks.items() if not c["passed"]}
-
-
 def test_the_reference_scores_100(assignment, cache) -> None:
-    score, checks = checks_of(assignment, cache, "reference/app.lua")
+    score, checks, _ = graded(assignment, "reference/app.lua", cache)
     assert score == 100, checks
     assert "64 of 64 live nodes" in checks[SUCC]["message"]
 
 
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
-    score, checks = checks_of(assignment, cache, "starter/app.lua")
+    score, checks, _ = graded(assignment, "starter/app.lua", cache)
     assert score < 20
     assert failed(checks) == {SUCC, PRED, LOOKUPS, HOPS, LATENCY}
     assert "has successor" in checks[SUCC]["message"] and "the right one is" in checks[SUCC]["message"]
@@ -49,14 +28,14 @@ def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> Non
 
 
 def test_linear_routing_is_right_but_slow(assignment, cache) -> None:
-    score, checks = checks_of(assignment, cache, "variants/linear-routing.lua")
+    score, checks, _ = graded(assignment, "variants/linear-routing.lua", cache)
     assert failed(checks) == {HOPS, LATENCY}, checks
     assert "bound 0.5 x log2(64) + 1" in checks[HOPS]["message"]
     assert 50 < score < 90
 
 
 def test_an_owner_off_by_one_fails_the_lookups(assignment, cache) -> None:
-    _, checks = checks_of(assignment, cache, "variants/owner-off-by-one.lua")
+    _, checks, _ = graded(assignment, "variants/owner-off-by-one.lua", cache)
     # join itself uses find_successor: the ring is wrong too; nothing raises
     assert LOOKUPS in failed(checks) and SUCC in failed(checks)
     assert ERRORS not in failed(checks)
@@ -64,6 +43,6 @@ def test_an_owner_off_by_one_fails_the_lookups(assignment, cache) -> None:
 
 
 def test_a_stabilize_that_never_adopts_leaves_the_ring_unbuilt(assignment, cache) -> None:
-    _, checks = checks_of(assignment, cache, "variants/stabilize-no-adopt.lua")
+    _, checks, _ = graded(assignment, "variants/stabilize-no-adopt.lua", cache)
     assert {SUCC, LOOKUPS} <= failed(checks)
     assert ERRORS not in failed(checks)

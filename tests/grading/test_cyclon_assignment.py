@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from grading.grader import grade, load_assignment
+from grading_helpers import failed, graded
 
 FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "cyclon"
 ERRORS, ERRORS_CHURN, HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN = (
@@ -16,32 +14,13 @@ ERRORS, ERRORS_CHURN, HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN = (
     "Dead peers leave the views within 80 s", "Views are healthy again after the failure")
 
 
-@pytest.fixture(scope="module")
-def assignment():
-    return load_assignment(FOLDER)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("grading-cache")
-
-
-def checks_of(assignment, cache, rel: str) -> tuple[float, dict[str, dict]]:
-    report = grade(assignment, (FOLDER / rel).read_text(), cache_dir=cache).to_dict()
-    return report["score"], {c["name"]: c for c in report["checks"]}
-
-
-def failed(checks: dict[str, dict]) -> set[str]:
-    return {name for name, c in checks.items() if not c["passed"]}
-
-
 def test_the_spec_weighs_100_points(assignment) -> None:
     assert sum(c.weight for c in assignment.checks) == 100
     assert [r.name for r in assignment.runs] == ["static", "failure"]
 
 
 def test_the_reference_scores_100(assignment, cache) -> None:
-    score, checks = checks_of(assignment, cache, "reference/app.lua")
+    score, checks, _ = graded(assignment, "reference/app.lua", cache)
     assert score == 100, checks
     assert "200 of 200 views hold 10 entries" in checks[HEALTH]["message"]
     assert "140 of 140 views hold 10 entries" in checks[HEALTH_CHURN]["message"]
@@ -49,7 +28,7 @@ def test_the_reference_scores_100(assignment, cache) -> None:
 
 
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
-    score, checks = checks_of(assignment, cache, "starter/app.lua")
+    score, checks, _ = graded(assignment, "starter/app.lua", cache)
     assert score < 30
     assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN}
     # views stay the bootstrap's: the three introducers only
@@ -60,7 +39,7 @@ def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> Non
 
 
 def test_keeping_peers_that_did_not_answer_keeps_the_dead(assignment, cache) -> None:
-    score, checks = checks_of(assignment, cache, "variants/keeps-dead-peers.lua")
+    score, checks, _ = graded(assignment, "variants/keeps-dead-peers.lua", cache)
     assert failed(checks) == {DEAD, HEALTH_CHURN}, checks
     assert "dead peers are never dropped" in checks[DEAD]["message"]
     assert "entries point to dead nodes (allowed 5%)" in checks[HEALTH_CHURN]["message"]
@@ -68,7 +47,7 @@ def test_keeping_peers_that_did_not_answer_keeps_the_dead(assignment, cache) -> 
 
 
 def test_a_merge_that_keeps_duplicates_fails_the_clean_views(assignment, cache) -> None:
-    _, checks = checks_of(assignment, cache, "variants/merge-keeps-duplicates.lua")
+    _, checks, _ = graded(assignment, "variants/merge-keeps-duplicates.lua", cache)
     assert failed(checks) == {HEALTH, DISTINCT, HEALTH_CHURN}, checks
     assert checks[DISTINCT]["points"] == 0
     assert "itself" in checks[DISTINCT]["message"] or "duplicate" in checks[DISTINCT]["message"]
@@ -77,7 +56,7 @@ def test_a_merge_that_keeps_duplicates_fails_the_clean_views(assignment, cache) 
 
 
 def test_a_random_neighbour_leaves_dead_entries_longer(assignment, cache) -> None:
-    _, checks = checks_of(assignment, cache, "variants/random-neighbour.lua")
+    _, checks, _ = graded(assignment, "variants/random-neighbour.lua", cache)
     # Cyclon's oldest-first choice bounds how long an entry lives: without it dead entries
     # linger and (the paper's "basic shuffling") in-degrees spread wider
     assert DEAD in failed(checks)
@@ -86,7 +65,7 @@ def test_a_random_neighbour_leaves_dead_entries_longer(assignment, cache) -> Non
 
 
 def test_random_views_that_never_shuffle_fail_the_in_degree_spread(assignment, cache) -> None:
-    _, checks = checks_of(assignment, cache, "variants/random-views-no-shuffle.lua")
+    _, checks, _ = graded(assignment, "variants/random-views-no-shuffle.lua", cache)
     # full, clean, connected: view_health alone cannot tell them from Cyclon's
     assert HEALTH not in failed(checks) and DISTINCT not in failed(checks)
     assert failed(checks) == {SPREAD, DEAD, HEALTH_CHURN}, checks

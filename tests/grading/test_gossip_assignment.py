@@ -12,32 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from grading.grader import grade, load_assignment
+from grading_helpers import failed, graded
 
 FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "gossip"
 ERRORS, COVERAGE, FAILURES, COST, ONCE, LATENCY = (
     "No node raises an error", "Every node gets every message",
     "Every live node gets every message when half the nodes fail", "A delivery costs about FANOUT messages",
     "A node delivers a message once", "Delivery latency close to the reference's")
-
-
-@pytest.fixture(scope="module")
-def assignment():
-    return load_assignment(FOLDER)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("grading-cache")
-
-
-def checks_of(assignment, cache, rel: str) -> tuple[float, dict[str, dict], dict]:
-    report = grade(assignment, (FOLDER / rel).read_text(), cache_dir=cache).to_dict()
-    return report["score"], {c["name"]: c for c in report["checks"]}, report
-
-
-def failed(checks: dict[str, dict]) -> set[str]:
-    return {name for name, c in checks.items() if not c["passed"]}
 
 
 def test_the_spec_names_its_runs_and_checks(assignment) -> None:
@@ -49,7 +30,7 @@ def test_the_spec_names_its_runs_and_checks(assignment) -> None:
 
 
 def test_the_reference_scores_100(assignment, cache) -> None:
-    score, checks, report = checks_of(assignment, cache, "reference/app.lua")
+    score, checks, report = graded(assignment, "reference/app.lua", cache)
     assert score == 100, checks
     assert "over 18 messages" in checks[COVERAGE]["message"]
     # half the nodes fail at 45 s: the messages after it count the 50 survivors only
@@ -59,7 +40,7 @@ def test_the_reference_scores_100(assignment, cache) -> None:
 
 
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
-    score, checks, _ = checks_of(assignment, cache, "starter/app.lua")
+    score, checks, _ = graded(assignment, "starter/app.lua", cache)
     assert score <= 10
     assert failed(checks) == {COVERAGE, FAILURES, COST, ONCE, LATENCY}
     assert checks[COVERAGE]["message"].startswith("0 of 1782 deliveries")
@@ -69,7 +50,7 @@ def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> Non
 
 
 def test_no_forwarding_reaches_the_first_hop_only(assignment, cache) -> None:
-    score, checks, _ = checks_of(assignment, cache, "variants/no-forward.lua")
+    score, checks, _ = graded(assignment, "variants/no-forward.lua", cache)
     assert failed(checks) == {COVERAGE, FAILURES, LATENCY}, checks
     assert "reached 6 of 99" in checks[COVERAGE]["message"]
     # a broadcast that reaches 6 nodes is fast, not good: its latency is not judged
@@ -78,14 +59,14 @@ def test_no_forwarding_reaches_the_first_hop_only(assignment, cache) -> None:
 
 
 def test_delivering_every_copy_fails_the_once_check_only(assignment, cache) -> None:
-    score, checks, _ = checks_of(assignment, cache, "variants/deliver-duplicates.lua")
+    score, checks, _ = graded(assignment, "variants/deliver-duplicates.lua", cache)
     assert failed(checks) == {ONCE}, checks
     assert "duplicate deliveries at 100 node(s)" in checks[ONCE]["message"]
     assert score == 90
 
 
 def test_not_replacing_dead_peers_loses_messages_under_failures_only(assignment, cache) -> None:
-    _, checks, _ = checks_of(assignment, cache, "variants/no-replacement.lua")
+    _, checks, _ = graded(assignment, "variants/no-replacement.lua", cache)
     assert failed(checks) == {FAILURES}, checks
     assert "needed 99%" in checks[FAILURES]["message"]
 
@@ -99,7 +80,7 @@ def small(assignment):
 
 
 def test_flooding_every_node_is_too_costly(small, cache) -> None:
-    score, checks, _ = checks_of(small, cache, "variants/flood.lua")
+    score, checks, _ = graded(small, "variants/flood.lua", cache)
     assert failed(checks) == {COST}, checks
     assert "20.0 per delivery" in checks[COST]["message"]
     assert "allowed 9: push each new message to FANOUT peers, once" in checks[COST]["message"]
@@ -108,7 +89,7 @@ def test_flooding_every_node_is_too_costly(small, cache) -> None:
 
 def test_forwarding_every_copy_is_too_costly(small, cache) -> None:
     # each node forwards up to the harness's 20 copies of a message: ~95 messages per delivery
-    score, checks, _ = checks_of(small, cache, "variants/forward-every-copy.lua")
+    score, checks, _ = graded(small, "variants/forward-every-copy.lua", cache)
     assert failed(checks) == {COST}, checks
     cost = float(checks[COST]["message"].split(" per delivery")[0].rsplit(" ", 1)[1])
     assert cost > 50, checks[COST]["message"]
