@@ -23,7 +23,7 @@ from grading.grader import grade, load_assignment  # noqa: E402
 
 def main(argv: list[str]) -> int:
     folders = [Path(a) for a in argv] or sorted(p.parent for p in (ROOT / "assignments").glob("*/assignment.yaml"))
-    print(f"{'assignment':<14} {'runs':<34} {'cold':>7} {'working':>8} {'starter':>8} {'starter score':>14}")
+    print(f"{'assignment':<14} {'runs':<50} {'cold':>7} {'working':>8} {'starter':>8} {'starter score':>14}")
     for folder in folders:
         a = load_assignment(folder)
         runs = ", ".join(f"{r.name} {r.nodes}n {r.time:g}s {r.mode}" for r in a.runs)
@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
             starter = grade(a, a.starter, cache_dir=Path(cache)).to_dict()
             warm = time.monotonic() - t0
         flag = "" if ref["score"] == 100 else f"  (reference scored {ref['score']})"
-        print(f"{a.slug:<14} {runs:<34} {cold:>6.1f}s {working:>7.1f}s {warm:>7.1f}s {starter['score']:>14g}{flag}")
+        print(f"{a.slug:<14} {runs:<50} {cold:>6.1f}s {working:>7.1f}s {warm:>7.1f}s {starter['score']:>14g}{flag}")
     return 0
 
 
