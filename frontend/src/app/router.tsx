@@ -1,6 +1,7 @@
 import { createBrowserRouter } from "react-router";
 import { AppLayout } from "./layouts/app-layout";
 import { AssignmentRoute } from "./routes/assignment";
+import { AssignmentEditRoute } from "./routes/assignment-edit";
 import { CourseRoute } from "./routes/course";
 import { CoursesRoute } from "./routes/courses";
 import { GradebookRoute, GradebooksRoute } from "./routes/gradebook";
@@ -25,6 +26,7 @@ export const router = createBrowserRouter([
       { path: "courses", element: <CoursesRoute /> },
       { path: "courses/:courseId", element: <CourseRoute /> },
       { path: "courses/:courseId/assignments/:slug", element: <AssignmentRoute /> },
+      { path: "courses/:courseId/assignments/:slug/edit", element: <AssignmentEditRoute /> },
       { path: "courses/:courseId/gradebook", element: <GradebookRoute /> },
       { path: "gradebook", element: <GradebooksRoute /> },
       { path: "submissions/:id", element: <SubmissionRoute /> },

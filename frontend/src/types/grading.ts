@@ -84,6 +84,13 @@ export interface AssignmentUpdateInput {
   title?: string;
   summary?: string;
   handout?: string;
+  starter?: string;
+  reference?: string;
+  harness?: string;
+  /** assignment.yaml as JSON; the grader validates it (a 400 on `spec` names the key and the problem). */
+  spec?: Record<string, unknown>;
+  /** Path → text; replaces all the files. */
+  files?: Record<string, string>;
   deadline?: string | null;
   published?: boolean;
 }

@@ -52,6 +52,11 @@ function AssignmentIde({ courseId, slug }: { courseId: number; slug: string }) {
         </nav>
         <h1 data-testid="assignment-title">{assignment.data.title}</h1>
         {staff && !assignment.data.published && <span className="hidden-badge">not published</span>}
+        {course.data?.role === "instructor" && (
+          <Link to={`/courses/${courseId}/assignments/${encodeURIComponent(slug)}/edit`} data-testid="assignment-edit-link">
+            Edit assignment
+          </Link>
+        )}
       </div>
       <HandoutPanel assignment={assignment.data} />
       <AssignmentEditor courseId={courseId} assignment={assignment.data} />

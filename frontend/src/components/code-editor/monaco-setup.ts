@@ -1,5 +1,6 @@
 // Bundled Monaco: nothing loads from a CDN (class labs have no internet).
-// Only the core editor API, the contributions we use, the Lua grammar and our churn grammar are imported.
+// Only the core editor API, the contributions we use, the Lua, Markdown and YAML grammars (the
+// assignment editor) and our churn grammar are imported.
 import "./monaco-environment";
 import { loader } from "@monaco-editor/react";
 import * as monaco from "monaco-editor/editor/editor.api";
@@ -24,9 +25,15 @@ import "monaco-editor/features/suggest/register";
 import "monaco-editor/features/wordHighlighter/register";
 import "monaco-editor/features/wordOperations/register";
 import "monaco-editor/languages/definitions/lua/register";
+import "monaco-editor/languages/definitions/markdown/register";
+import "monaco-editor/languages/definitions/yaml/register";
 import { registerChurnLanguage } from "./churn-language";
 
 registerChurnLanguage(monaco);
 loader.config({ monaco });
+// window.monaco for browser tests. MonacoEnvironment.globalAPI sets it only when editor.api runs
+// after monaco-environment.ts, an order the bundler's chunks do not promise (Vite's bundler put
+// it after once the Markdown and YAML grammars were added).
+(window as unknown as { monaco?: typeof monaco }).monaco ??= monaco;
 
 export { monaco };

@@ -11,7 +11,7 @@ interface AssignmentListProps {
   courseId: number;
   /** Instructors and TAs: unpublished ones too, marked. */
   staff: boolean;
-  /** Instructors: publish or unpublish. */
+  /** Instructors: publish or unpublish, and edit. */
   canPublish: boolean;
 }
 
@@ -41,6 +41,11 @@ export function AssignmentList({ courseId, staff, canPublish }: AssignmentListPr
               <span className="assignment-actions">
                 <RegradeAllButton courseId={courseId} slug={a.slug} />
                 {canPublish && <PublishButton courseId={courseId} assignment={a} />}
+                {canPublish && (
+                  <Link to={`/courses/${courseId}/assignments/${encodeURIComponent(a.slug)}/edit`} data-testid="assignment-edit-link">
+                    Edit
+                  </Link>
+                )}
               </span>
             )}
           </div>
