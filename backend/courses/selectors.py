@@ -91,3 +91,18 @@ def student_quota(*, user: User) -> StudentQuota | None:
                         max_concurrent_jobs=max(c.max_concurrent_jobs for c in courses),
                         minutes_per_day=max(c.minutes_per_day_per_student for c in courses),
                         courses=", ".join(sorted(c.name for c in courses)))
+
+
+def student_daemons(*, user: User) -> set[int] | None:
+    """The daemons a student's live jobs may use: the union of their courses' daemons when every
+    course they are a student of names some (a class's own machines), else None (any daemon).
+    Staff of a course, superusers and instructor or TA accounts are never restricted."""
+    if user.is_superuser or user.role != User.Role.STUDENT:
+        return None
+    memberships = list(Membership.objects.filter(user=user).prefetch_related("course__daemons"))
+    if not memberships or any(m.role != Role.STUDENT for m in memberships):
+        return None
+    per_course = [{d.id for d in m.course.daemons.all()} for m in memberships]
+    if not all(per_course):
+        return None
+    return set().union(*per_course)

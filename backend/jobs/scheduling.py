@@ -69,9 +69,14 @@ class Registration:
 def _reserve(job: Job) -> dict[int, int] | None:
     """Lock ONLINE daemons, count free slots, create placeholder RESERVED instances.
     Returns slots per daemon, or None after setting NO_RESOURCES."""
+    from courses.selectors import student_daemons  # a student's course may name its own machines
+
+    allowed = student_daemons(user=job.owner)
     with transaction.atomic():
-        daemons = list(Daemon.objects.select_for_update().filter(state=Daemon.State.ONLINE)
-                       .order_by("id"))
+        online = Daemon.objects.select_for_update().filter(state=Daemon.State.ONLINE)
+        if allowed is not None:
+            online = online.filter(id__in=allowed)
+        daemons = list(online.order_by("id"))
         active = dict(JobInstance.objects.filter(daemon__in=daemons, state__in=list(JobInstance.ACTIVE))
                       .values_list("daemon").annotate(n=Count("id")))
         free = {d.id: max(0, d.max_instances - active.get(d.id, 0)) for d in daemons}
@@ -80,7 +85,8 @@ def _reserve(job: Job) -> dict[int, int] | None:
             job_state_set(job.id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
                           reason=f"job needs {_plural(job.nodes, 'instance')}, only "
                                  f"{_plural(total, 'free slot')} on "
-                                 f"{_plural(len(daemons), 'online daemon')}")
+                                 f"{_plural(len(daemons), 'online daemon')}"
+                                 + (" of your course" if allowed is not None else ""))
             return None
         plan = spread(free, min(total, math.ceil(job.nodes * SUPERSET)))
         JobInstance.objects.bulk_create(

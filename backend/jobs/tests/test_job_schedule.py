@@ -217,3 +217,23 @@ async def test_the_network_choice_travels_in_list_for_the_daemons_to_compile(stu
     listing = await s1.expect("list")
     assert listing["network"] == {"options": network, "seed": job.id, "nodes": 1}
     await _start_on_lab1(s1, s2, listing, task, job)
+
+
+def _course_with_daemon(student, daemon) -> None:
+    from courses.models import Course, Membership
+    course = Course.objects.create(name="DS 101", slug="ds-101", max_nodes_per_job=50)
+    course.daemons.add(daemon)
+    Membership.objects.create(user=student, course=course, role=Membership.Role.STUDENT)
+
+
+async def test_a_students_job_runs_on_their_courses_daemons_only(student) -> None:
+    s1, s2, daemons = await _two_daemons(max_instances=4)
+    await db(_course_with_daemon)(student, daemons[1])
+    job = await db(job_make)(student, nodes=5)   # 8 free slots online, 4 of them the course's
+    await asyncio.wait_for(in_worker_thread(job_schedule, job.id), 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.NO_RESOURCES
+    assert job.reason == "job needs 5 instances, only 4 free slots on 1 online daemon of your course"
+    assert await s1.ws.receive_nothing(0.2) and await s2.ws.receive_nothing(0.2)
+    await s1.close()
+    await s2.close()
