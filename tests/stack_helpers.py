@@ -64,6 +64,13 @@ class RunningStack:
     def manage(self, *args: str) -> str:
         return stack_mod.manage(self.cfg, self.env, *args, capture=True)
 
+    def user_create(self, username: str) -> str:
+        """A new plain (student) account with password "pw-USERNAME"; returns its API token."""
+        return self.manage("shell", "-c", (
+            "from accounts.models import User; from rest_framework.authtoken.models import Token; "
+            f"u = User.objects.create_user({username!r}, password='pw-{username}'); "
+            "print(Token.objects.create(user=u).key)")).strip().splitlines()[-1]
+
 
 def _fresh_database(base_url: str, name: str) -> str:
     parts = urlsplit(base_url)

@@ -7,9 +7,7 @@ submission's receive(msg) in those seconds, fields delivered (first deliveries) 
 """
 from __future__ import annotations
 
-from dataclasses import replace
-
-from grading.grader.checks import Context, Outcome, broadcast_latency_vs_reference
+from grading.grader.checks import Context, Outcome
 
 
 def _traffic(run) -> tuple[float, int, int, int]:
@@ -24,20 +22,6 @@ def _traffic(run) -> tuple[float, int, int, int]:
             duplicates += int(f["duplicates"])
             dup_nodes.add(r["node"])
     return calls, delivered, duplicates, len(dup_nodes)
-
-
-def _coverage(run) -> tuple[int, int]:
-    """(deliveries, expected deliveries): as broadcast_coverage counts them."""
-    sent = {}
-    for r in run.metric("broadcast_sent"):
-        sent.setdefault(str((r.get("fields") or {}).get("msg")), (r["t"], r["node"]))
-    got = {(str((r.get("fields") or {}).get("msg")), r["node"]) for r in run.metric("broadcast_delivered")}
-    expected = delivered = 0
-    for msg, (t, origin) in sent.items():
-        receivers = {k for k in run.alive_at(t) if run.alive(k, run.duration - 0.001)} - {origin}
-        expected += len(receivers)
-        delivered += sum((msg, k) in got for k in receivers)
-    return delivered, expected
 
 
 def message_cost(ctx: Context, max_per_delivery: float) -> Outcome:
@@ -71,14 +55,3 @@ def delivered_once(ctx: Context) -> Outcome:
         return Outcome(0, f"{duplicates} duplicate deliveries at {nodes} node(s) besides {delivered} first ones: "
                           "deliver(msg) only the first copy of a message")
     return Outcome(1, f"{delivered} deliveries, none twice")
-
-
-def latency_vs_reference(ctx: Context, percentile: float = 90, max_ratio: float = 1.5,
-                         min_coverage: float = 0.5) -> Outcome:
-    """The library's broadcast_latency_vs_reference, judged only when enough nodes got the messages
-    (a broadcast that reaches only the origin's first peers is fast, not good)."""
-    delivered, expected = _coverage(ctx.run)
-    if expected and delivered < min_coverage * expected:
-        return Outcome(0, f"only {delivered} of {expected} deliveries happened: too few to judge their latency "
-                          f"(needs {min_coverage:.0%})")
-    return broadcast_latency_vs_reference(replace(ctx, params={"percentile": percentile, "max_ratio": max_ratio}))

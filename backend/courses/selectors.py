@@ -78,15 +78,24 @@ class StudentQuota:
     courses: str   # the courses' names, for messages
 
 
-def student_quota(*, user: User) -> StudentQuota | None:
-    """None when no quota applies: superusers, instructor and TA accounts, whoever is staff of
-    some course, and users in no course (the service's own limits still apply)."""
+def _courses_as_student_only(user: User) -> list[Course] | None:
+    """The courses of a user who is a student in every course they are in, or None: superusers,
+    instructor and TA accounts, staff of some course and users in no course are bound by no
+    course's rules (quotas, daemons)."""
     if user.is_superuser or user.role != User.Role.STUDENT:
         return None
-    memberships = list(Membership.objects.filter(user=user).select_related("course"))
+    memberships = list(Membership.objects.filter(user=user).select_related("course")
+                       .prefetch_related("course__daemons"))
     if not memberships or any(m.role != Role.STUDENT for m in memberships):
         return None
-    courses = [m.course for m in memberships]
+    return [m.course for m in memberships]
+
+
+def student_quota(*, user: User) -> StudentQuota | None:
+    """None when no quota applies (_courses_as_student_only); the service's own limits still apply."""
+    courses = _courses_as_student_only(user)
+    if courses is None:
+        return None
     return StudentQuota(max_nodes_per_job=max(c.max_nodes_per_job for c in courses),
                         max_concurrent_jobs=max(c.max_concurrent_jobs for c in courses),
                         minutes_per_day=max(c.minutes_per_day_per_student for c in courses),
@@ -97,12 +106,10 @@ def student_daemons(*, user: User) -> set[int] | None:
     """The daemons a student's live jobs may use: the union of their courses' daemons when every
     course they are a student of names some (a class's own machines), else None (any daemon).
     Staff of a course, superusers and instructor or TA accounts are never restricted."""
-    if user.is_superuser or user.role != User.Role.STUDENT:
+    courses = _courses_as_student_only(user)
+    if courses is None:
         return None
-    memberships = list(Membership.objects.filter(user=user).prefetch_related("course__daemons"))
-    if not memberships or any(m.role != Role.STUDENT for m in memberships):
-        return None
-    per_course = [{d.id for d in m.course.daemons.all()} for m in memberships]
+    per_course = [{d.id for d in c.daemons.all()} for c in courses]
     if not all(per_course):
         return None
     return set().union(*per_course)

@@ -20,13 +20,6 @@ CHORD = Path(__file__).resolve().parents[2] / "assignments" / "chord"
 REFERENCE_MARK = "the reference solution. Instructors only."
 
 
-def new_student(stack, username: str) -> str:
-    return stack.manage("shell", "-c", (
-        "from accounts.models import User; from rest_framework.authtoken.models import Token; "
-        f"u = User.objects.create_user({username!r}, password='pw-{username}'); "
-        "print(Token.objects.create(user=u).key)")).strip().splitlines()[-1]
-
-
 def api_status(stack, path: str, token: str) -> int:
     try:
         stack.api("GET", path, token=token)
@@ -40,7 +33,7 @@ def test_a_student_sees_neither_others_work_nor_the_gradebook_nor_the_reference(
     (demo,) = [c for c in stack.api("GET", "/api/courses/", token=stack.teacher_token)
                if c["slug"] == "distributed-systems-demo"]
     # two fresh students of the demo course (nothing of earlier tests in their workspaces)
-    other, viewer = new_student(stack, "other-ui-student"), new_student(stack, "viewer-ui-student")
+    other, viewer = stack.user_create("other-ui-student"), stack.user_create("viewer-ui-student")
     for token in (other, viewer):
         stack.api("POST", "/api/courses/join/", {"code": demo["join_code"]}, token=token)
     theirs = stack.api("POST", f"/api/courses/{demo['id']}/assignments/chord/submissions/",

@@ -14,17 +14,10 @@ ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "assignments" / "chord" / "reference" / "app.lua"
 
 
-def new_student(stack, username: str) -> str:
-    return stack.manage("shell", "-c", (
-        "from accounts.models import User; from rest_framework.authtoken.models import Token; "
-        f"u = User.objects.create_user({username!r}, password='pw-{username}'); "
-        "print(Token.objects.create(user=u).key)")).strip().splitlines()[-1]
-
-
 def test_a_student_joins_submits_from_the_cli_and_reads_the_graded_report(stack, tmp_path: Path) -> None:
     (demo,) = [c for c in stack.api("GET", "/api/courses/", token=stack.teacher_token)
                if c["slug"] == "distributed-systems-demo"]
-    token = new_student(stack, "cli-grading-student")
+    token = stack.user_create("cli-grading-student")
     joined = stack.api("POST", "/api/courses/join/", {"code": demo["join_code"]}, token=token)
     assert joined["role"] == "student"
     mine = tmp_path / "app.lua"

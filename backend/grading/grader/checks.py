@@ -377,39 +377,47 @@ def _broadcasts(run: RunData) -> tuple[dict[str, tuple[float, int]], set[tuple[s
     return sent, got
 
 
-@library_check("broadcast_coverage", min_fraction=1.0)
-def broadcast_coverage(ctx: Context) -> Outcome:
-    run, p = ctx.run, ctx.params
+def broadcast_deliveries(run: RunData) -> tuple[int, int, int, tuple[str, float, int, int] | None]:
+    """(deliveries, expected deliveries, messages sent, the worst-covered message as (msg, share,
+    delivered, receivers)): each message is expected at every node alive when it was sent and still
+    alive at the end of the run, its origin apart."""
     sent, got = _broadcasts(run)
-    if not sent:
-        return Outcome(0, "no broadcast was sent (broadcast_sent)")
-    end = run.duration
     expected = delivered = 0
     worst = None
     for msg, (t, origin) in sent.items():
-        receivers = {k for k in run.alive_at(t) if run.alive(k, end - 0.001)} - {origin}
+        receivers = {k for k in run.alive_at(t) if run.alive(k, run.duration - 0.001)} - {origin}
         have = sum((msg, k) in got for k in receivers)
         expected += len(receivers)
         delivered += have
         if worst is None or have / max(1, len(receivers)) < worst[1]:
             worst = (msg, have / max(1, len(receivers)), have, len(receivers))
+    return delivered, expected, len(sent), worst
+
+
+@library_check("broadcast_coverage", min_fraction=1.0)
+def broadcast_coverage(ctx: Context) -> Outcome:
+    p = ctx.params
+    delivered, expected, sent, worst = broadcast_deliveries(ctx.run)
+    if not sent:
+        return Outcome(0, "no broadcast was sent (broadcast_sent)")
     fraction = delivered / expected if expected else 1.0
     msg = (f"{delivered} of {expected} deliveries to live nodes ({fraction:.1%}, needed {p['min_fraction']:.0%}) "
-           f"over {len(sent)} messages")
+           f"over {sent} messages")
     if worst and worst[1] < 1:
         msg += f"; message {worst[0]} reached {worst[2]} of {worst[3]}"
     return Outcome(min(1.0, fraction / p["min_fraction"]) if p["min_fraction"] > 0 else 1, msg,
                    fraction >= p["min_fraction"])
 
 
-@library_check("broadcast_latency_vs_reference", needs_reference=True, percentile=90, max_ratio=1.5)
+@library_check("broadcast_latency_vs_reference", needs_reference=True, percentile=90, max_ratio=1.5,
+               min_coverage=0.5)
 def broadcast_latency_vs_reference(ctx: Context) -> Outcome:
     p = ctx.params
-    sent, got = _broadcasts(ctx.run)
-    receivers = max(0, len(ctx.run.alive_at(0.0) | {k for _, k in got}) - 1)
-    if sent and receivers and len(got) < 0.5 * len(sent) * receivers:
+    delivered, expected, _, _ = broadcast_deliveries(ctx.run)
+    if expected and delivered < p["min_coverage"] * expected:
         # a broadcast that stops after one hop is fast, not good
-        return Outcome(0, f"only {len(got)} of about {len(sent) * receivers} deliveries happened: too few to judge")
+        return Outcome(0, f"only {delivered} of {expected} deliveries happened: too few to judge their latency "
+                          f"(needs {p['min_coverage']:.0%})")
     return _vs_reference(ctx, "broadcast_delivered", float(p["percentile"]), float(p["max_ratio"]),
                          "delivery latency")
 
