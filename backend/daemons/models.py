@@ -31,6 +31,19 @@ class Daemon(models.Model):
     sandbox = models.CharField(max_length=16, blank=True)  # "docker" | "bwrap" | "rlimits", from hello
     channel_name = models.CharField(max_length=200, blank=True)  # current consumer, if any
     created_at = models.DateTimeField(auto_now_add=True)
+    # The owner's side, from hello (daemon/README.md "Availability" and "Owner's limits"):
+    labels = models.JSONField(default=dict, blank=True)  # {"room": "B12", "owner": "volunteer"}
+    limits = models.JSONField(default=dict, blank=True)  # ceilings: {"max_mem_mb": 256, ...}
+    availability = models.CharField(max_length=16, blank=True)  # "always" | "idle" | "windows"
+    available = models.BooleanField(default=True)  # the owner's policy lets it run nodes now
+    unavailable_reason = models.CharField(max_length=300, blank=True)
+    load = models.FloatField(null=True, blank=True)  # 1-min load average, from heartbeats
+    rtt_ms = models.FloatField(null=True, blank=True)  # heartbeat → ack round trip
+    # The instructor's side:
+    drained = models.BooleanField(default=False)  # no new jobs; running ones continue
+    revoked_at = models.DateTimeField(null=True, blank=True)  # key refused from then on
+    # Sessions: the last outbox sequence number the controller has processed (docs/architecture.md).
+    acked_seq = models.BigIntegerField(default=0)
 
     class Meta:
         ordering = ["name"]
@@ -40,3 +53,17 @@ class Daemon(models.Model):
 
     def key_set(self, key: str) -> None:
         self.key_hash = daemon_key_hash(key)
+
+
+class BlacklistEntry(models.Model):
+    """An address nodes must not reach (pushed to daemons with the controller's own)."""
+
+    address = models.CharField(max_length=100, unique=True)  # IPv4/IPv6 address or CIDR
+    note = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["address"]
+
+    def __str__(self) -> str:
+        return self.address

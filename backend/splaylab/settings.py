@@ -27,12 +27,22 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://splaylab@127.0.0.1:543
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:63790/0")
 
 # SplayLab knobs
-SPLAYLAB_DAEMON_UNSEEN_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_UNSEEN_AFTER", "30"))
+# Daemon sessions (docs/architecture.md, "Sessions"): a heartbeat every SPLAYLAB_HEARTBEAT s; a
+# daemon silent for SPLAYLAB_DAEMON_DEAD_AFTER s is unreachable (its keep-population nodes are
+# replaced elsewhere); silent for SPLAYLAB_DAEMON_UNSEEN_AFTER s its session ends (every instance
+# LOST, its jobs reset on both sides). A cut link shorter than that loses nothing.
+SPLAYLAB_HEARTBEAT = float(os.environ.get("SPLAYLAB_HEARTBEAT", "2"))
+SPLAYLAB_DAEMON_DEAD_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_DEAD_AFTER", "6"))
+SPLAYLAB_DAEMON_UNSEEN_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_UNSEEN_AFTER", "120"))
+# SPLAY section 5.6: REGISTER this many times the nodes a job needs, keep the first to answer.
+SPLAYLAB_SUPERSET = float(os.environ.get("SPLAYLAB_SUPERSET", "1.25"))
+# Addresses no node may reach, besides the controller's own (comma-separated IPs or CIDRs);
+# instructors add more from the daemons dashboard.
+SPLAYLAB_BLACKLIST = _env_list("SPLAYLAB_BLACKLIST", "")
 SPLAYLAB_REGISTER_TIMEOUT = float(os.environ.get("SPLAYLAB_REGISTER_TIMEOUT", "10"))
 SPLAYLAB_JOB_GRACE = float(os.environ.get("SPLAYLAB_JOB_GRACE", "15"))
 # How long a live viewer's permission check holds before the next message re-checks it.
 SPLAYLAB_VIEW_RECHECK_SECONDS = float(os.environ.get("SPLAYLAB_VIEW_RECHECK_SECONDS", "5"))
-SPLAYLAB_HEARTBEAT = int(os.environ.get("SPLAYLAB_HEARTBEAT", "5"))
 SPLAYLAB_MAX_MEM_MB = int(os.environ.get("SPLAYLAB_MAX_MEM_MB", "256"))
 SPLAYLAB_MAX_CPU_SECONDS = int(os.environ.get("SPLAYLAB_MAX_CPU_SECONDS", "60"))
 SPLAYLAB_LUAJIT = os.environ.get("SPLAYLAB_LUAJIT", "luajit")

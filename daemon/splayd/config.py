@@ -44,6 +44,8 @@ class Config:
     work_dir: Path = field(default_factory=lambda: Path("splayd-work"))
     luajit: str = "luajit"
     sandbox_dir: Path = DEFAULT_SANDBOX_DIR
+    outbox_max_mb: int = 256  # logs kept on disk while the controller is unreachable
+    ca_file: Path | None = None  # wss://: trust this CA (PEM) instead of the system's
 
     @property
     def max_mem_bytes(self) -> int:
@@ -67,9 +69,10 @@ _INTS = {  # field -> minimum
     "max_send_mb": 1,
     "max_receive_mb": 1,
     "log_lines_per_second": 1,
+    "outbox_max_mb": 1,
 }
 _STRINGS = ("name", "controller", "key", "ip", "luajit", "sandbox", "bwrap")
-_PATHS = ("work_dir", "sandbox_dir")
+_PATHS = ("work_dir", "sandbox_dir", "ca_file")
 _KNOWN = set(_REQUIRED) | set(_INTS) | set(_STRINGS) | set(_PATHS)
 
 
@@ -145,6 +148,10 @@ def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config
                 raise fail(name, f"expected a path string, got {v!r}")
             values[name] = (base_dir / v).resolve()
     values.setdefault("work_dir", (base_dir / f"splayd-work-{values['name']}").resolve())
+    if "ca_file" in values and not values["ca_file"].is_file():
+        raise fail("ca_file", f"{values['ca_file']} is not a file")
+    if "ca_file" in values and url.scheme != "wss":
+        raise fail("ca_file", "only used with a wss:// controller")
     sandbox_dir = values.get("sandbox_dir", DEFAULT_SANDBOX_DIR)
     if not (sandbox_dir / "node.lua").is_file():
         raise fail("sandbox_dir", f"{sandbox_dir} has no node.lua")
