@@ -1,5 +1,9 @@
-"""job_schedule: SPLAY section 3.1 (REGISTER a 125% superset, keep the first n slots that
-answer, FREE the rest, then LIST and START). Called by the Celery task with a job id."""
+"""job_schedule: SPLAY section 3.1 (REGISTER a superset, SPLAYLAB_SUPERSET or the descriptor's
+`factor` times the nodes, on the candidate daemons, fastest first; keep the first n slots that
+answer, FREE the rest, then LIST and START). Candidates (issue 8): ONLINE, available by their
+owner's policy, not drained, key not revoked, labels matching the descriptor's `daemon_labels`,
+owner's ceilings (hello `limits`) at least what the descriptor names. Called by the Celery
+task with a job id."""
 from __future__ import annotations
 
 import heapq
@@ -7,6 +11,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -29,27 +34,118 @@ logger = logging.getLogger(__name__)
 
 State = Job.State
 IState = JobInstance.State
-SUPERSET = 1.25  # SPLAY's default: probe 25% more slots than needed
+MB = 1024 * 1024
+
+# The daemon's limit name (register/list "limits") -> (its ceiling in hello's "limits", the
+# ceiling's unit in bytes or 1, the descriptor key a student wrote).
+CEILINGS = {
+    "disk_max_size": ("disk_max_size_mb", MB, "disk_max_size"),
+    "disk_max_files": ("disk_max_files", 1, "disk_max_files"),
+    "max_sockets": ("max_sockets", 1, "network_max_sockets"),
+    "max_send": ("max_send_mb", MB, "network_max_send"),
+    "max_receive": ("max_receive_mb", MB, "network_max_receive"),
+}
 
 
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def spread(free: dict[int, int], want: int) -> dict[int, int]:
+def _size(n: float) -> str:
+    """Sizes as the daemons write them: "512 MB", "19.1 MB", "512 KB", "100 bytes"."""
+    for unit, scale in (("GB", 1024**3), ("MB", MB), ("KB", 1024)):
+        if n >= scale:
+            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{int(n)} bytes"
+
+
+def spread(free: dict[int, int], want: int, order: list[int] | None = None) -> dict[int, int]:
     """Pure: give `want` slots one at a time to the daemon with the most free slots left
-    (ties: lowest id), so load evens out across daemons."""
-    heap = [(-f, d) for d, f in free.items() if f > 0]
+    (ties: the earliest in `order`, by default the lowest id), so load evens out across daemons."""
+    rank = {d: i for i, d in enumerate(order if order is not None else sorted(free))}
+    heap = [(-f, rank.get(d, len(rank) + d), d) for d, f in free.items() if f > 0]
     heapq.heapify(heap)
     out: dict[int, int] = {}
     for _ in range(want):
         if not heap:
             break
-        neg, d = heapq.heappop(heap)
+        neg, r, d = heapq.heappop(heap)
         out[d] = out.get(d, 0) + 1
         if neg + 1 < 0:
-            heapq.heappush(heap, (neg + 1, d))
+            heapq.heappush(heap, (neg + 1, r, d))
     return out
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a job asks of every daemon, before each daemon's ceilings are applied."""
+    max_mem: int | None  # bytes, when the descriptor names it
+    limits: dict[str, Any]  # the descriptor's limits (daemon names)
+    labels: dict[str, list[str]]  # label -> accepted values
+    factor: float  # REGISTER ceil(nodes x factor) slots
+
+
+def job_ask(job: Job) -> Ask:
+    descriptor = Descriptor(values=dict(job.descriptor or {}))
+    factor = descriptor.factor if descriptor.factor is not None else settings.SPLAYLAB_SUPERSET
+    return Ask(max_mem=descriptor.max_mem, limits=descriptor.limits(), labels=descriptor.daemon_labels,
+               factor=max(1.0, float(factor)))
+
+
+def labels_text(labels: dict[str, list[str]]) -> str:
+    return ",".join(f"{k}={'|'.join(v)}" for k, v in labels.items())
+
+
+def _ceiling(limits: Any, key: str) -> float | None:
+    value = limits.get(key) if isinstance(limits, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None  # not reported: the daemon checks it itself
+    return value
+
+
+def daemon_request(ask: Ask, daemon: Daemon) -> tuple[dict[str, Any] | None, str]:
+    """Pure: ({max_mem, max_cpu, limits} to send this daemon in register/list, "") or (None,
+    why it is not a candidate). A value the descriptor names is asked exactly and a daemon
+    whose owner allows less is skipped; one it does not name is min(the controller's default,
+    the daemon's ceiling) (disk and network: left out, the daemon fills in its ceiling).
+    A ceiling the daemon does not report is not checked here (the daemon refuses)."""
+    if daemon.revoked_at is not None:
+        return None, "key revoked"
+    if daemon.drained:
+        return None, "drained by an instructor"
+    if not daemon.available:
+        return None, "unavailable by their owners' policy"
+    labels = daemon.labels if isinstance(daemon.labels, dict) else {}
+    if any(str(labels.get(k)) not in values for k, values in ask.labels.items()):
+        return None, f"labels {labels_text(ask.labels)} not matched"
+    ceilings = daemon.limits
+    mem_ceiling = _ceiling(ceilings, "max_mem_mb")
+    if ask.max_mem is not None:
+        if mem_ceiling is not None and ask.max_mem > mem_ceiling * MB:
+            return None, f"max_mem {_size(ask.max_mem)} above their owners' limit"
+        max_mem = ask.max_mem
+    else:
+        max_mem = settings.SPLAYLAB_MAX_MEM_MB * MB
+        if mem_ceiling is not None:
+            max_mem = min(max_mem, int(mem_ceiling * MB))
+    max_cpu = settings.SPLAYLAB_MAX_CPU_SECONDS
+    cpu_ceiling = _ceiling(ceilings, "max_cpu_seconds")
+    if cpu_ceiling is not None:
+        max_cpu = min(max_cpu, int(cpu_ceiling))
+    for name, value in ask.limits.items():
+        if name not in CEILINGS:
+            continue
+        key, unit, written = CEILINGS[name]
+        ceiling = _ceiling(ceilings, key)
+        if ceiling is not None and value > ceiling * unit:
+            shown = _size(value) if unit != 1 else str(value)
+            return None, f"{written} {shown} above their owners' limit"
+    return {"max_mem": max_mem, "max_cpu": max_cpu, "limits": dict(ask.limits)}, ""
+
+
+def exclusions_text(excluded: dict[str, int]) -> str:
+    """{"drained by an instructor": 2} -> "2 daemons excluded: drained by an instructor"."""
+    return "; ".join(f"{_plural(n, 'daemon')} excluded: {why}" for why, n in excluded.items())
 
 
 @dataclass
@@ -66,67 +162,78 @@ class Registration:
     refusals: list[str] = field(default_factory=list)
 
 
-def _reserve(job: Job) -> dict[int, int] | None:
-    """Lock ONLINE daemons, count free slots, create placeholder RESERVED instances.
-    Returns slots per daemon, or None after setting NO_RESOURCES."""
+@dataclass
+class Plan:
+    slots: dict[int, int]  # daemon → slots to REGISTER
+    requests: dict[int, dict[str, Any]]  # daemon → {max_mem, max_cpu, limits} for register and list
+    excluded: str = ""  # exclusions_text of the online daemons that were not candidates
+
+
+def _reserve(job: Job) -> Plan | None:
+    """Lock ONLINE daemons, keep the candidates (available, not drained nor revoked, labels
+    matched, ceilings high enough), count free slots, create placeholder RESERVED instances.
+    Returns the plan, or None after setting NO_RESOURCES."""
     from courses.selectors import student_daemons  # a student's course may name its own machines
 
     allowed = student_daemons(user=job.owner)
+    ask = job_ask(job)
     with transaction.atomic():
         online = Daemon.objects.select_for_update().filter(state=Daemon.State.ONLINE)
         if allowed is not None:
             online = online.filter(id__in=allowed)
-        daemons = list(online.order_by("id"))
+        daemons: list[Daemon] = []
+        requests: dict[int, dict[str, Any]] = {}
+        excluded: dict[str, int] = {}
+        for d in online.order_by("id"):
+            request, why = daemon_request(ask, d)
+            if request is None:
+                excluded[why] = excluded.get(why, 0) + 1
+            else:
+                daemons.append(d)
+                requests[d.id] = request
+        # The fastest responders first (heartbeat round trip; unmeasured last): spread's ties.
+        order = [d.id for d in sorted(daemons, key=lambda d: (d.rtt_ms is None, d.rtt_ms or 0.0, d.id))]
         active = dict(JobInstance.objects.filter(daemon__in=daemons, state__in=list(JobInstance.ACTIVE))
                       .values_list("daemon").annotate(n=Count("id")))
         free = {d.id: max(0, d.max_instances - active.get(d.id, 0)) for d in daemons}
         total = sum(free.values())
+        why_not = exclusions_text(excluded)
         if total < job.nodes:
             job_state_set(job.id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
                           reason=f"job needs {_plural(job.nodes, 'instance')}, only "
                                  f"{_plural(total, 'free slot')} on "
                                  f"{_plural(len(daemons), 'online daemon')}"
-                                 + (" of your course" if allowed is not None else ""))
+                                 + (" of your course" if allowed is not None else "")
+                                 + (f" ({why_not})" if why_not else ""))
             return None
-        plan = spread(free, min(total, math.ceil(job.nodes * SUPERSET)))
+        slots = spread(free, min(total, math.ceil(job.nodes * ask.factor - 1e-9)), order)
         JobInstance.objects.bulk_create(
             JobInstance(job=job, daemon_id=d, state=IState.RESERVED)
-            for d, count in plan.items() for _ in range(count))
-        return plan
+            for d, count in slots.items() for _ in range(count))
+        return Plan(slots={d: slots[d] for d in order if d in slots},
+                    requests={d: requests[d] for d in slots}, excluded=why_not)
 
 
-def job_limits(job: Job) -> tuple[int, dict]:
-    """(max_mem in bytes, the "limits" object) for register/list: the controller's memory
-    limit lowered by the descriptor's max_mem; the descriptor's disk and network limits
-    (daemons lower them further to their own ceilings)."""
-    descriptor = Descriptor(values=dict(job.descriptor or {}))
-    max_mem = settings.SPLAYLAB_MAX_MEM_MB * 1024 * 1024
-    if descriptor.max_mem is not None:
-        max_mem = min(max_mem, descriptor.max_mem)
-    return max_mem, descriptor.limits()
-
-
-def _register(job: Job, plan: dict[int, int], names: dict[int, str]) -> Registration:
+def _register(job: Job, plan: Plan, names: dict[int, str]) -> Registration:
     n = job.nodes
-    max_mem, limits = job_limits(job)
-    frame = {"type": "register", "job": job.id, "max_mem": max_mem,
-             "max_cpu": settings.SPLAYLAB_MAX_CPU_SECONDS, "duration": job.duration,
-             "limits": limits}
-    commands = [Command(d, {**frame, "count": count}) for d, count in plan.items()]
+    slots = plan.slots
+    commands = [Command(d, {"type": "register", "job": job.id, "count": count, **plan.requests[d],
+                            "duration": job.duration})
+                for d, count in slots.items()]
 
     def ports_of(reply: Reply) -> list[int]:
         ports = reply.frame.get("ports") if reply.ok else None
         if not isinstance(ports, list):
             return []
-        return [int(p) for p in ports if isinstance(p, int)][: plan[reply.daemon_id]]
+        return [int(p) for p in ports if isinstance(p, int)][: slots[reply.daemon_id]]
 
     def enough(replies: list[Reply]) -> bool:
         return sum(len(ports_of(r)) for r in replies) >= n
 
     replies = commands_send(commands, timeout=settings.SPLAYLAB_REGISTER_TIMEOUT, enough=enough)
-    reg = Registration(silent=set(plan) - {r.daemon_id for r in replies})
+    reg = Registration(silent=set(slots) - {r.daemon_id for r in replies})
     for reply in replies:  # arrival order: the most responsive daemons win
-        if not reply.ok:
+        if not reply.ok:  # e.g. "INVALID_MEM: asked 512 MB per node, this daemon allows 256 MB"
             reg.refusals.append(f"{names[reply.daemon_id]}: {reply.reason}")
             continue
         ports = ports_of(reply)
@@ -203,15 +310,15 @@ def job_schedule_run(job_id: int) -> None:
         return
 
     # 3-4. Count free slots, reserve a superset, REGISTER, keep the first n that answer.
-    plan = _reserve(job)
-    if plan is None:
+    reserved = _reserve(job)
+    if reserved is None:
         return
-    names = dict(Daemon.objects.filter(id__in=plan).values_list("id", "name"))
-    reg = _register(job, plan, names)
+    names = dict(Daemon.objects.filter(id__in=reserved.slots).values_list("id", "name"))
+    reg = _register(job, reserved, names)
     if len(reg.kept) < job.nodes or not _still_registering(job_id):
         _release(job_id, reg, keep_kept=False)
         instances_terminate(job_id=job_id, state=IState.KILLED, reason="not deployed")
-        detail = "; ".join(reg.refusals)
+        detail = "; ".join(reg.refusals + ([reserved.excluded] if reserved.excluded else []))
         job_state_set(job_id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
                       reason=f"job needs {_plural(job.nodes, 'instance')}, only "
                              f"{len(reg.kept)} slots answered within "
@@ -221,15 +328,14 @@ def job_schedule_run(job_id: int) -> None:
     instances = _assign_nodes(job, reg.kept)
 
     # 5. LIST (the whole node list, node k = nodes[k]) then START on each kept daemon.
-    ips = dict(Daemon.objects.filter(id__in=plan).values_list("id", "ip"))
+    ips = dict(Daemon.objects.filter(id__in=reserved.slots).values_list("id", "ip"))
     node_list = [{"ip": ips[i.daemon_id] or "127.0.0.1", "port": i.port} for i in instances]
     used = sorted({i.daemon_id for i in instances})
     descriptor = Descriptor(values=dict(job.descriptor or {}))
-    _, limits = job_limits(job)
     lists = {d: {"type": "list", "job": job.id, "code": job.code, "filename": job.filename,
                  "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
                  "nodes": node_list, "list_type": descriptor.list_type,
-                 "list_size": descriptor.list_size, "limits": limits} for d in used}
+                 "list_size": descriptor.list_size, "limits": reserved.requests[d]["limits"]} for d in used}
     plan = churn_plan_load(job.churn) if job.has_churn else None
     overlay = churn_network_overlay(plan, job.nodes) if plan is not None else None
     if job.network or overlay:  # each daemon compiles its own instances' blocks (sandbox/netmodel.py)

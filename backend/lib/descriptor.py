@@ -85,6 +85,33 @@ def _text(text: str) -> str:
     return text
 
 
+LABEL_RE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+def _labels(text: str) -> dict[str, list[str]]:
+    """`room=B12,owner=classroom|volunteer` (commas or spaces between pairs; `|` between the
+    values a label may have) -> {"room": ["B12"], "owner": ["classroom", "volunteer"]}."""
+    out: dict[str, list[str]] = {}
+    for pair in re.split(r"[,\s]+", text.strip()):
+        if not pair:
+            continue
+        name, eq, values = pair.partition("=")
+        if not eq or not name:
+            raise ValueError(f"expected label=value pairs such as room=B12,owner=volunteer, got {pair!r}")
+        if not LABEL_RE.match(name):
+            raise ValueError(f"bad label name {name!r} (letters, digits, _ . - only)")
+        if name in out:
+            raise ValueError(f"label {name!r} is given twice (use {name}=a|b for either value)")
+        choices = values.split("|")
+        bad = next((v for v in choices if not LABEL_RE.match(v)), None)
+        if bad is not None:
+            raise ValueError(f"bad value {bad!r} for label {name!r} (letters, digits, _ . - only)")
+        out[name] = choices
+    if not out:
+        raise ValueError("expected at least one label=value pair")
+    return out
+
+
 def _net(check: Callable[[str], Any]) -> Callable[[str], Any]:
     """A SplayLab network key: checked by sandbox/netmodel.py, stored as written."""
     def parse(text: str) -> str:
@@ -137,10 +164,14 @@ ENFORCED: dict[str, Callable[[str], Any]] = {
     "network_loss": _net(_net_loss),
     "network_partition": _net(_net_partition),
     "network_mtu": _int(68, 65535, " (bytes)"),
+    # Selection (SPLAY section 5.6): REGISTER ceil(nodes x factor) slots; the controller's
+    # default is SPLAYLAB_SUPERSET.
+    "factor": _float(1.0, 10.0),
+    # SplayLab: only daemons whose owner-set labels match (daemon config `labels`).
+    "daemon_labels": _labels,
 }
 # Known to SPLAY, accepted and validated, not enforced (why, for docs and the job page).
 ACCEPTED: dict[str, tuple[Callable[[str], Any], str]] = {
-    "factor": (_float(1.0, 10.0), "the scheduler always reserves 1.25 x the slots"),
     "disk_max_file_descriptors": (_int(1, 10**6), "the daemon's open-file limit applies"),
     "network_nb_ports": (_int(1, 65535), "one port per instance"),
     "network_receive_speed": (_int(0, 2**53), "bandwidth is shaped where it is sent (network_send_speed)"),
@@ -187,6 +218,14 @@ class Descriptor:
     @property
     def max_time(self) -> int | None:
         return self.values.get("max_time")
+
+    @property
+    def factor(self) -> float | None:
+        return self.values.get("factor")
+
+    @property
+    def daemon_labels(self) -> dict[str, list[str]]:
+        return dict(self.values.get("daemon_labels") or {})
 
     @property
     def list_type(self) -> str:

@@ -53,6 +53,8 @@ def test_every_key_of_splay_is_accepted() -> None:
         # SplayLab's emulated network
         "network_model": "transit-stub", "network_loss": "1%", "network_partition": "10s+5s:0.5",
         "network_mtu": "1400",
+        # SplayLab's selection
+        "daemon_labels": "room=B12",
     }
     assert set(values) == set(ENFORCED) | set(ACCEPTED)
     body = "\n".join(f"{k} {v}" for k, v in values.items())
@@ -80,7 +82,7 @@ def test_unknown_key_names_the_line_and_suggests() -> None:
     code = "--[[\nBEGIN SPLAY RESOURCES RESERVATION\nnb_splayd 10\ncolour blue\nEND SPLAY RESOURCES RESERVATION\n]]"
     errs = errors_of(code)
     assert errs[0] == "app.lua:3: descriptor: unknown key 'nb_splayd' (did you mean 'nb_splayds'?)"
-    assert errs[1].startswith("app.lua:4: descriptor: unknown key 'colour' (known keys: disk_max_file_descriptors, ")
+    assert errs[1].startswith("app.lua:4: descriptor: unknown key 'colour' (known keys: daemon_labels, disk_max_file_descriptors, ")
 
 
 @pytest.mark.parametrize("line,message", [
@@ -93,6 +95,14 @@ def test_unknown_key_names_the_line_and_suggests() -> None:
     ("udp_drop_ratio 1.5", "'udp_drop_ratio': expected a number between 0 and 1, got 1.5"),
     ("udp_drop_ratio nan", "'udp_drop_ratio': expected a number between 0 and 1, got nan"),
     ("list_size", "'list_size' needs a value"),
+    ("factor 0.8", "'factor': expected a number between 1 and 10, got 0.8"),
+    ("factor many", "'factor': expected a number, got 'many'"),
+    ("daemon_labels room", "'daemon_labels': expected label=value pairs such as room=B12,owner=volunteer, "
+                           "got 'room'"),
+    ("daemon_labels room=B12,room=B13", "'daemon_labels': label 'room' is given twice (use room=a|b for "
+                                        "either value)"),
+    ("daemon_labels room=B/12", "'daemon_labels': bad value 'B/12' for label 'room' (letters, digits, "
+                                "_ . - only)"),
 ])
 def test_bad_values_name_the_key_and_line(line: str, message: str) -> None:
     code = f"print(1)\n--[[\nBEGIN SPLAY RESOURCES RESERVATION\n{line}\nEND SPLAY RESOURCES RESERVATION\n]]"
@@ -115,3 +125,11 @@ def test_second_block_is_refused() -> None:
     block = "--[[\nBEGIN SPLAY RESOURCES RESERVATION\nmax_time 5\nEND SPLAY RESOURCES RESERVATION\n]]\n"
     assert errors_of(block + block) == [
         "app.lua:7: descriptor: a second BEGIN SPLAY RESOURCES RESERVATION (only one block is allowed)"]
+
+
+def test_factor_and_daemon_labels_are_parsed() -> None:
+    d = descriptor_parse("--[[\nBEGIN SPLAY RESOURCES RESERVATION\nfactor 2\n"
+                         "daemon_labels room=B12, owner=classroom|volunteer\n"
+                         "END SPLAY RESOURCES RESERVATION\n]]")
+    assert d is not None and d.factor == 2.0
+    assert d.daemon_labels == {"room": ["B12"], "owner": ["classroom", "volunteer"]}
