@@ -1,13 +1,23 @@
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import ManagesDaemons
 
-from .models import Daemon
-from .selectors import daemon_list
+from .actions import (blacklist_add, blacklist_addresses, blacklist_remove, daemon_create, daemon_drain,
+                      daemon_key_rotate, daemon_revoke, daemon_undrain)
+from .management.commands.daemon_create import config_toml
+from .models import BlacklistEntry, Daemon
+from .selectors import blacklist_entries, daemon_get, daemon_list, daemon_running_jobs
+
+
+class RunningJobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    instances = serializers.IntegerField(help_text="its RESERVED or RUNNING instances on this daemon")
 
 
 class DaemonOutputSerializer(serializers.Serializer):
@@ -20,15 +30,178 @@ class DaemonOutputSerializer(serializers.Serializer):
     active_instances = serializers.IntegerField()
     ports = serializers.SerializerMethodField()
     version = serializers.IntegerField()
-    sandbox = serializers.CharField(help_text='"bwrap" or "rlimits": how its nodes are isolated')
+    sandbox = serializers.CharField(help_text='"docker", "bwrap" or "rlimits": how its nodes are isolated')
+    labels = serializers.DictField(child=serializers.CharField(), help_text="its owner's, from hello")
+    limits = serializers.DictField(help_text="its owner's ceilings, from hello (max_mem_mb, ...)")
+    availability = serializers.CharField(help_text='its owner\'s policy: "always", "idle" or "windows" ("": unknown)')
+    available = serializers.BooleanField()
+    unavailable_reason = serializers.CharField()
+    load = serializers.FloatField(allow_null=True, help_text="1-minute load average")
+    rtt_ms = serializers.FloatField(allow_null=True, help_text="heartbeat round trip")
+    drained = serializers.BooleanField()
+    revoked = serializers.SerializerMethodField()
+    running_jobs = serializers.SerializerMethodField()
 
+    @extend_schema_field(serializers.ListField(child=serializers.IntegerField()))
     def get_ports(self, daemon: Daemon) -> list[int]:
         return [daemon.port_lo, daemon.port_hi]
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_revoked(self, daemon: Daemon) -> bool:
+        return daemon.revoked_at is not None
+
+    @extend_schema_field(RunningJobSerializer(many=True))
+    def get_running_jobs(self, daemon: Daemon) -> list[dict]:
+        jobs = self.context.get("running_jobs")
+        if jobs is None:
+            jobs = daemon_running_jobs(daemon_ids=[daemon.id])
+        return RunningJobSerializer(jobs.get(daemon.id, []), many=True).data
+
+
+def _daemons_out(daemons: list[Daemon]) -> list[dict]:
+    jobs = daemon_running_jobs(daemon_ids=[d.id for d in daemons])
+    return DaemonOutputSerializer(daemons, many=True, context={"running_jobs": jobs}).data
+
+
+def _daemon_out(daemon_id: int) -> dict:
+    return _daemons_out([daemon_get(daemon_id=daemon_id)])[0]
+
+
+def _controller_url(request: Request) -> str:
+    return f"{'wss' if request.is_secure() else 'ws'}://{request.get_host()}/ws/daemon/"
+
+
+class DaemonWithKeySerializer(serializers.Serializer):
+    daemon = DaemonOutputSerializer()
+    key = serializers.CharField(help_text="shown this once; only its hash is stored")
+    config = serializers.CharField(help_text="a splayd.toml holding the key")
 
 
 class DaemonListApi(APIView):
     permission_classes = [ManagesDaemons]
 
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "DaemonCreateInput"
+
+        name = serializers.RegexField(r"^[A-Za-z0-9_.-]+$", max_length=100,
+                                      error_messages={"invalid": "letters, digits, _ . - only"})
+        max_instances = serializers.IntegerField(min_value=1, max_value=10_000)
+        port_lo = serializers.IntegerField(min_value=1, max_value=65535)
+        port_hi = serializers.IntegerField(min_value=1, max_value=65535)
+
+        def validate(self, data: dict) -> dict:
+            if data["port_hi"] < data["port_lo"]:
+                raise serializers.ValidationError({"port_hi": ["must be at least port_lo"]})
+            if data["port_hi"] - data["port_lo"] + 1 < data["max_instances"]:
+                raise serializers.ValidationError({"max_instances": [
+                    f"{data['max_instances']} instances need as many ports; "
+                    f"{data['port_lo']}-{data['port_hi']} has {data['port_hi'] - data['port_lo'] + 1}"]})
+            return data
+
     @extend_schema(responses=DaemonOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(DaemonOutputSerializer(daemon_list(), many=True).data)
+        return Response(_daemons_out(list(daemon_list())))
+
+    @extend_schema(request=InputSerializer, responses={201: DaemonWithKeySerializer})
+    def post(self, request: Request) -> Response:
+        """A new daemon; its key and a ready splayd.toml come back this once."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        daemon, key = daemon_create(**v)
+        config = config_toml(name=daemon.name, controller=_controller_url(request), key=key,
+                             max_instances=daemon.max_instances, ports=(daemon.port_lo, daemon.port_hi),
+                             work_dir=f"./{daemon.name}-work")
+        return Response({"daemon": _daemon_out(daemon.id), "key": key, "config": config},
+                        status=status.HTTP_201_CREATED)
+
+
+class _DaemonActionApi(APIView):
+    permission_classes = [ManagesDaemons]
+
+    def act(self, daemon: Daemon) -> None:
+        raise NotImplementedError
+
+    @extend_schema(request=None, responses=DaemonOutputSerializer)
+    def post(self, request: Request, daemon_id: int) -> Response:
+        self.act(daemon_get(daemon_id=daemon_id))
+        return Response(_daemon_out(daemon_id))
+
+
+class DaemonRevokeApi(_DaemonActionApi):
+    """Its key is refused from now on; a connected daemon is disconnected at once."""
+
+    def act(self, daemon: Daemon) -> None:
+        daemon_revoke(daemon=daemon)
+
+
+class DaemonDrainApi(_DaemonActionApi):
+    """No new jobs on it; running ones continue."""
+
+    def act(self, daemon: Daemon) -> None:
+        daemon_drain(daemon=daemon)
+
+
+class DaemonUndrainApi(_DaemonActionApi):
+    def act(self, daemon: Daemon) -> None:
+        daemon_undrain(daemon=daemon)
+
+
+class DaemonRotateKeyApi(APIView):
+    permission_classes = [ManagesDaemons]
+
+    @extend_schema(request=None, responses=DaemonWithKeySerializer)
+    def post(self, request: Request, daemon_id: int) -> Response:
+        """A new key, shown this once; the old one stops working (a connected daemon is
+        disconnected). Also lifts a revocation."""
+        daemon, key = daemon_key_rotate(daemon=daemon_get(daemon_id=daemon_id))
+        config = f'key = "{key}"\n'
+        return Response({"daemon": _daemon_out(daemon.id), "key": key, "config": config})
+
+
+class BlacklistEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    address = serializers.CharField()
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class BlacklistOutputSerializer(serializers.Serializer):
+    entries = BlacklistEntrySerializer(many=True, help_text="the instructors' (deletable)")
+    addresses = serializers.ListField(child=serializers.CharField(),
+                                      help_text="what daemons get: SPLAYLAB_BLACKLIST, the controller's own "
+                                                "addresses, then the entries")
+
+
+class BlacklistApi(APIView):
+    permission_classes = [ManagesDaemons]
+
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "BlacklistEntryInput"
+
+        address = serializers.CharField(max_length=100, help_text="an IPv4/IPv6 address or CIDR")
+        note = serializers.CharField(max_length=200, required=False, allow_blank=True, default="")
+
+    @extend_schema(responses=BlacklistOutputSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(BlacklistOutputSerializer(
+            {"entries": blacklist_entries(), "addresses": blacklist_addresses()}).data)
+
+    @extend_schema(request=InputSerializer, responses={201: BlacklistEntrySerializer})
+    def post(self, request: Request) -> Response:
+        """Adds an address; every online daemon gets the new list."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        entry = blacklist_add(**data.validated_data)
+        return Response(BlacklistEntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+
+class BlacklistEntryApi(APIView):
+    permission_classes = [ManagesDaemons]
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, entry_id: int) -> Response:
+        blacklist_remove(entry=get_object_or_404(BlacklistEntry, id=entry_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)

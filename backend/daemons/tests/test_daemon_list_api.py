@@ -11,7 +11,10 @@ def test_instructor_sees_daemons_with_load(teacher_client, student) -> None:
     [row] = res.json()
     assert row | {"last_contact": None} == {
         "id": daemon.id, "name": "lab-1", "state": "ONLINE", "last_contact": None, "ip": "127.0.0.1",
-        "max_instances": 8, "active_instances": 1, "ports": [21000, 21099], "version": 0, "sandbox": ""}
+        "max_instances": 8, "active_instances": 1, "ports": [21000, 21099], "version": 0, "sandbox": "",
+        "labels": {}, "limits": {}, "availability": "", "available": True, "unavailable_reason": "",
+        "load": None, "rtt_ms": None, "drained": False, "revoked": False,
+        "running_jobs": [{"id": row["running_jobs"][0]["id"], "name": "", "instances": 1}]}
     assert "key" not in row and "key_hash" not in row
 
 
