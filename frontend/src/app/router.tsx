@@ -4,6 +4,7 @@ import { AssignmentRoute } from "./routes/assignment";
 import { AssignmentEditRoute } from "./routes/assignment-edit";
 import { CourseRoute } from "./routes/course";
 import { CoursesRoute } from "./routes/courses";
+import { DaemonsRoute } from "./routes/daemons";
 import { GradebookRoute, GradebooksRoute } from "./routes/gradebook";
 import { JobRoute } from "./routes/job";
 import { JobsRoute } from "./routes/jobs";
@@ -30,6 +31,7 @@ export const router = createBrowserRouter([
       { path: "courses/:courseId/gradebook", element: <GradebookRoute /> },
       { path: "gradebook", element: <GradebooksRoute /> },
       { path: "submissions/:id", element: <SubmissionRoute /> },
+      { path: "daemons", element: <DaemonsRoute /> },
       { path: "token", element: <TokenRoute /> },
       { path: "*", element: <NotFoundRoute /> },
     ],

@@ -3,6 +3,7 @@ import { NavLink, useLocation, useNavigate } from "react-router";
 import { UserMenu } from "@/features/auth/components/user-menu";
 import { useCourses } from "@/features/courses/api/get-courses";
 import { staffCourses } from "@/features/courses/lib/roles";
+import { managesDaemons } from "@/features/daemons/lib/daemon-view";
 import type { User } from "@/types/api";
 
 export function AppHeader({ user }: { user: User }) {
@@ -42,6 +43,7 @@ export function AppHeader({ user }: { user: User }) {
             Gradebook
           </NavLink>
         )}
+        {managesDaemons(user) && <NavLink to="/daemons">Daemons</NavLink>}
         <NavLink to="/token">API token</NavLink>
       </nav>
       <UserMenu user={user} onLoggedOut={onLoggedOut} />
