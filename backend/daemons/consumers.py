@@ -1,9 +1,17 @@
 """DaemonConsumer: one per connected splayd on /ws/daemon/ (protocol in
 docs/architecture.md). It authenticates the hello, forwards `daemon.command` messages from
 the channel layer to the socket, relays `reply` frames back to the waiting task, and turns
-`log`/`instance`/`heartbeat` frames into service calls."""
+`log`/`instance`/`heartbeat`/`availability` frames into service calls.
+
+Sessions: numbered frames (`o`) at or below the last one processed are skipped (resent after a
+reconnection), the last one processed is acked to the daemon (every heartbeat, and at most
+every ACK_EVERY while frames come) and saved with the contact (Daemon.acked_seq, at most every
+TOUCH_EVERY), so a new connection, even to a restarted controller, resumes from there. A
+watchdog closes a link silent for SPLAYLAB_DAEMON_DEAD_AFTER seconds."""
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -21,14 +29,27 @@ from logs.services import log_lines_ingest
 from metrics.services import metric_lines_ingest
 
 from .commands import daemon_group
-from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage
-from .services import daemon_authenticate, daemon_disconnect, daemon_hello, daemon_touch
+from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
+from .services import (
+    daemon_authenticate,
+    daemon_availability_set,
+    daemon_disconnect,
+    daemon_hello,
+    daemon_touch,
+)
 
 logger = logging.getLogger(__name__)
 
 CLOSE_REFUSED = 4001
 CLOSE_REPLACED = 4002
 TOUCH_EVERY = 1.0  # seconds: bound the last_contact writes under a log flood
+ACK_EVERY = 0.5  # seconds: acks while frames come (every heartbeat is acked too)
+
+
+def _blacklist() -> list[str]:
+    from .actions import blacklist_addresses
+
+    return blacklist_addresses()
 
 
 def _job_nodes(daemon_id: int, job_id: int) -> set[int]:
@@ -44,6 +65,12 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         self.pending: dict[str, str] = {}  # command ref → reply_to channel
         self.nodes: dict[int, set[int]] = {}  # job → nodes this daemon may log for
         self.last_touch = 0.0
+        self.last_frame = time.monotonic()
+        self.acked = 0  # the last numbered frame processed
+        self.last_ack = 0.0
+        self.health: dict[str, float] = {}  # load, rtt_ms of the last heartbeat
+        self.watchdog: asyncio.Task[None] | None = None
+        self.closed = False
         await self.accept()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None,
@@ -59,19 +86,36 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             return None
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
-        if not isinstance(content, dict):
+        if not isinstance(content, dict) or self.closed:
             return
+        self.last_frame = time.monotonic()
         if self.daemon_id is None:
             await self.on_hello(content)
             return
-        await self.touch()
         kind = content.get("type")
         handler = {"heartbeat": self.on_heartbeat, "reply": self.on_reply, "log": self.on_log,
-                   "instance": self.on_instance}.get(kind if isinstance(kind, str) else "")
-        if handler is None:
+                   "instance": self.on_instance, "availability": self.on_availability,
+                   }.get(kind if isinstance(kind, str) else "")
+        number = content.get("o")
+        if isinstance(number, int) and not isinstance(number, bool):
+            if number <= self.acked:
+                handler = None  # sent again after a reconnection: already applied
+            else:
+                self.acked = number
+        elif handler is None:
             logger.warning("daemon %s sent unknown frame type %r", self.daemon_name, kind)
-            return
-        await handler(content)
+        if handler is not None:
+            await handler(content)
+        await self.touch()
+        if self.acked and time.monotonic() - self.last_ack >= ACK_EVERY:
+            await self.send_ack()
+
+    async def send_ack(self, echo: Any = None) -> None:
+        self.last_ack = time.monotonic()
+        frame: dict[str, Any] = {"type": "ack", "seq": self.acked}
+        if isinstance(echo, (int, float)):
+            frame["t"] = echo
+        await self.send_json(frame)
 
     async def refuse(self, reason: str) -> None:
         await self.send_json({"type": "refused", "reason": reason})
@@ -81,9 +125,9 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         if content.get("type") != "hello":
             await self.refuse("expected hello")
             return
-        daemon = await database_sync_to_async(daemon_authenticate)(key=str(content.get("key") or ""))
+        daemon, refusal = await database_sync_to_async(daemon_authenticate)(key=str(content.get("key") or ""))
         if daemon is None:
-            await self.refuse("unknown daemon key")
+            await self.refuse(refusal)
             return
         client = self.scope.get("client") or [None]
         result = await database_sync_to_async(daemon_hello)(
@@ -94,22 +138,50 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
             await self.channel_layer.send(result.previous_channel, close)
         self.last_touch = time.monotonic()
+        self.acked = result.acked
+        blacklist = await database_sync_to_async(_blacklist)()
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
-                              "heartbeat": settings.SPLAYLAB_HEARTBEAT})
+                              "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
+                              "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER, "blacklist": blacklist})
+        self.watchdog = asyncio.create_task(self.watch())
         for job_id in result.stale_jobs:  # runs there, but the controller gave up on it
             await self.send_json({"type": "stop", "ref": uuid.uuid4().hex, "job": job_id})
+        for job_id, ports in result.stale_ports.items():  # nodes replaced meanwhile
+            await self.send_json({"type": "free", "ref": uuid.uuid4().hex, "job": job_id, "ports": ports})
         logger.info("daemon %s %s session %s", result.name,
                     "resumed" if result.resumed else "started", result.session)
+
+    async def watch(self) -> None:
+        """Close a link silent for dead_after seconds: TCP may take minutes to notice."""
+        dead_after = settings.SPLAYLAB_DAEMON_DEAD_AFTER
+        while True:
+            await asyncio.sleep(min(1.0, dead_after / 4))
+            silent = time.monotonic() - self.last_frame
+            if silent > dead_after:
+                logger.warning("daemon %s silent for %.1f s: closing its link", self.daemon_name, silent)
+                await self.close()
+                await self.disconnect(1006)  # the server may not report a close the peer never answers
+                return
 
     async def touch(self) -> None:
         now = time.monotonic()
         if now - self.last_touch >= TOUCH_EVERY:
             self.last_touch = now
-            await database_sync_to_async(daemon_touch)(daemon_id=self.daemon_id,
-                                                       channel_name=self.channel_name)
+            await database_sync_to_async(daemon_touch)(
+                daemon_id=self.daemon_id, channel_name=self.channel_name, acked=self.acked,
+                load=self.health.get("load"), rtt_ms=self.health.get("rtt_ms"))
 
     async def on_heartbeat(self, content: dict[str, Any]) -> None:
-        pass  # touch() already recorded the contact
+        for key in ("load", "rtt_ms"):
+            value = content.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                self.health[key] = float(value)
+        await self.send_ack(echo=content.get("t"))
+
+    async def on_availability(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(daemon_availability_set)(
+            daemon_id=self.daemon_id, available=bool(content.get("available")),
+            reason=str(content.get("reason") or ""))
 
     async def on_reply(self, content: dict[str, Any]) -> None:
         ref = str(content.get("ref"))
@@ -162,8 +234,19 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
     async def daemon_close(self, event: DaemonCloseMessage) -> None:
         await self.close(code=CLOSE_REPLACED)
 
+    async def daemon_revoke(self, event: DaemonRevokeMessage) -> None:
+        """Its key was revoked or rotated: refused at once, and it must not come back."""
+        await self.refuse(event["reason"])
+
     async def disconnect(self, code: int) -> None:
+        if self.watchdog is not None and self.watchdog is not asyncio.current_task():
+            self.watchdog.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.watchdog
+        self.closed = True
         if self.daemon_id is not None:
-            await self.channel_layer.group_discard(daemon_group(self.daemon_id), self.channel_name)
-            await database_sync_to_async(daemon_disconnect)(daemon_id=self.daemon_id,
-                                                            channel_name=self.channel_name)
+            daemon_id, self.daemon_id = self.daemon_id, None  # once, whoever calls first
+            await self.channel_layer.group_discard(daemon_group(daemon_id), self.channel_name)
+            await database_sync_to_async(daemon_disconnect)(daemon_id=daemon_id,
+                                                            channel_name=self.channel_name,
+                                                            acked=self.acked, **self.health)

@@ -19,3 +19,8 @@ class DaemonReplyMessage(TypedDict):
 class DaemonCloseMessage(TypedDict):
     type: Literal["daemon.close"]
     reason: str
+
+
+class DaemonRevokeMessage(TypedDict):
+    type: Literal["daemon.revoke"]
+    reason: str  # "daemon key revoked" | "daemon key rotated"

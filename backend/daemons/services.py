@@ -1,7 +1,9 @@
-"""Writes on daemons: hello (authenticate, new or resumed session), contact, disconnect,
-and the unseen sweep (SPLAY's `unseen` process)."""
+"""Writes on daemons: hello (authenticate, new or resumed session), contact, availability,
+disconnect, and the sweeps: unreachable (silent for SPLAYLAB_DAEMON_DEAD_AFTER: keep-population
+nodes replaced) and unseen (SPLAY's `unseen` process: the session ends)."""
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -29,10 +31,14 @@ def daemon_create_or_rekey(*, name: str, max_instances: int = 0, port_lo: int = 
     return daemon, key
 
 
-def daemon_authenticate(*, key: str) -> Daemon | None:
-    if not key:
-        return None
-    return Daemon.objects.filter(key_hash=daemon_key_hash(key)).first()
+def daemon_authenticate(*, key: str) -> tuple[Daemon | None, str]:
+    """(the daemon, "") or (None, why it is refused)."""
+    daemon = Daemon.objects.filter(key_hash=daemon_key_hash(key)).first() if key else None
+    if daemon is None:
+        return None, "unknown daemon key"
+    if daemon.revoked_at is not None:
+        return None, "daemon key revoked"
+    return daemon, ""
 
 
 @dataclass
@@ -42,7 +48,10 @@ class HelloResult:
     session: str
     resumed: bool
     previous_channel: str  # an older consumer of this daemon to close, or ""
-    stale_jobs: list[int] = field(default_factory=list)  # jobs the daemon runs but should not
+    acked: int = 0  # the last outbox number processed in this session
+    # What the daemon runs but should not: whole jobs to stop, or some nodes' ports to free.
+    stale_jobs: list[int] = field(default_factory=list)
+    stale_ports: dict[int, list[int]] = field(default_factory=dict)
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -87,7 +96,15 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
             session = uuid.uuid4().hex
         still = set(JobInstance.objects.filter(daemon=daemon, state__in=list(JobInstance.ACTIVE),
                                                node__isnull=False).values_list("job_id", "node"))
-        stale = sorted({job for job, node in listed if (job, node) not in still})
+        stale_pairs = {(job, node) for job, node in listed if (job, node) not in still}
+        kept_jobs = {job for job, _ in still}
+        # A job still active here loses only its stale nodes (e.g. replaced while the daemon was
+        # unreachable); a job with nothing left here is stopped whole.
+        stale = sorted({job for job, _ in stale_pairs if job not in kept_jobs})
+        stale_ports: dict[int, list[int]] = {}
+        for inst in JobInstance.objects.filter(daemon=daemon, job_id__in=kept_jobs, node__isnull=False):
+            if (inst.job_id, inst.node) in stale_pairs and inst.port:
+                stale_ports.setdefault(inst.job_id, []).append(inst.port)
         previous = daemon.channel_name if daemon.channel_name != channel_name else ""
         ports = hello.get("ports") if isinstance(hello.get("ports"), list) else []
         # The hello's ip is the address other nodes must use; else the socket's peer.
@@ -97,6 +114,9 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
             daemon.port_lo, daemon.port_hi = _int(ports[0]), _int(ports[1])
         daemon.version = _int(hello.get("version"), 0)
         daemon.sandbox = str(hello.get("sandbox") or "")[:16]
+        _owner_fields(daemon, hello)
+        if not resumed:
+            daemon.acked_seq = 0
         daemon.session = session
         daemon.state = Daemon.State.ONLINE
         daemon.last_contact = now
@@ -104,19 +124,104 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
         daemon.save()
     for job_id in sorted(lost_jobs):
         job_finish_if_done(job_id)
-    return HelloResult(daemon.id, daemon.name, session, resumed, previous, stale)
+    return HelloResult(daemon.id, daemon.name, session, resumed, previous, daemon.acked_seq,
+                       stale, stale_ports)
 
 
-def daemon_touch(*, daemon_id: int, channel_name: str) -> None:
-    """Any frame proves the daemon is alive (and back ONLINE if it had gone UNSEEN)."""
-    Daemon.objects.filter(id=daemon_id, channel_name=channel_name).update(
-        last_contact=timezone.now(), state=Daemon.State.ONLINE)
+def _owner_fields(daemon: Daemon, hello: dict[str, Any]) -> None:
+    """The owner's side of a hello: labels, limits (ceilings) and availability."""
+    labels = hello.get("labels")
+    daemon.labels = {str(k)[:64]: str(v)[:64] for k, v in labels.items()} if isinstance(labels, dict) else {}
+    limits = hello.get("limits")
+    daemon.limits = {str(k)[:64]: v for k, v in limits.items()
+                     if isinstance(v, (int, float)) and not isinstance(v, bool)} \
+        if isinstance(limits, dict) else {}
+    availability = hello.get("availability") if isinstance(hello.get("availability"), dict) else {}
+    daemon.availability = str(availability.get("policy") or "always")[:16]
+    daemon.available = bool(availability.get("available", True))
+    daemon.unavailable_reason = "" if daemon.available else str(availability.get("reason") or "")[:300]
 
 
-def daemon_disconnect(*, daemon_id: int, channel_name: str) -> None:
-    """Instances stay as they are until the unseen timeout: the daemon may come back."""
-    Daemon.objects.filter(id=daemon_id, channel_name=channel_name).update(
-        state=Daemon.State.OFFLINE, channel_name="")
+def daemon_touch(*, daemon_id: int, channel_name: str, acked: int | None = None,
+                 load: float | None = None, rtt_ms: float | None = None) -> None:
+    """Any frame proves the daemon is alive (and back ONLINE if it had gone UNSEEN); the
+    consumer also saves how far it processed the daemon's outbox."""
+    fields: dict[str, Any] = {"last_contact": timezone.now(), "state": Daemon.State.ONLINE}
+    if acked is not None:
+        fields["acked_seq"] = acked
+    if load is not None:
+        fields["load"] = load
+    if rtt_ms is not None:
+        fields["rtt_ms"] = rtt_ms
+    Daemon.objects.filter(id=daemon_id, channel_name=channel_name).update(**fields)
+
+
+def daemon_availability_set(*, daemon_id: int, available: bool, reason: str) -> None:
+    """The owner's policy changed its mind. Going unavailable, the daemon evicts its nodes
+    itself and reports them LOST (churn: keep-population replaces them elsewhere)."""
+    Daemon.objects.filter(id=daemon_id).update(
+        available=available, unavailable_reason="" if available else reason[:300])
+
+
+def daemon_disconnect(*, daemon_id: int, channel_name: str, acked: int | None = None,
+                      load: float | None = None, rtt_ms: float | None = None) -> None:
+    """Instances stay as they are: the daemon may come back (see daemons_mark_unreachable)."""
+    fields: dict[str, Any] = {"state": Daemon.State.OFFLINE, "channel_name": ""}
+    for name, value in (("acked_seq", acked), ("load", load), ("rtt_ms", rtt_ms)):
+        if value is not None:
+            fields[name] = value
+    Daemon.objects.filter(id=daemon_id, channel_name=channel_name).update(**fields)
+
+
+WEB_STARTED_KEY = "splaylab:web-started"
+
+
+def web_started_record() -> None:
+    """The web process (which holds the daemons' sockets) starts: daemons reconnect to it
+    over the next seconds, so none counts as unreachable meanwhile."""
+    import redis
+
+    redis.Redis.from_url(settings.REDIS_URL).set(WEB_STARTED_KEY, str(time.time()))
+
+
+def _web_started() -> float:
+    import redis
+
+    raw = redis.Redis.from_url(settings.REDIS_URL).get(WEB_STARTED_KEY)
+    return float(raw) if raw else 0.0
+
+
+RECONNECT_GRACE = 10.0  # the daemons' longest backoff (5 s, +25 %) and their connect timeout
+
+
+def daemons_mark_unreachable() -> list[int]:
+    """Daemons silent for SPLAYLAB_DAEMON_DEAD_AFTER s: their keep-population nodes become
+    LOST and are replaced elsewhere (a killed host, a cut link, an owner who pulled the
+    plug). Their other instances wait for the daemon or the unseen timeout. Nothing is
+    declared while the controller itself hears from no daemon (it is the one cut off) or
+    just started (daemons are reconnecting). Returns the daemons whose nodes were lost."""
+    dead_after = settings.SPLAYLAB_DAEMON_DEAD_AFTER
+    now = timezone.now()
+    cutoff = now - timedelta(seconds=dead_after)
+    if time.time() - _web_started() < dead_after + RECONNECT_GRACE:
+        return []
+    if not Daemon.objects.filter(last_contact__gte=cutoff).exists():
+        return []
+    jobs: set[int] = set()
+    marked: list[int] = []
+    with transaction.atomic():
+        for daemon in Daemon.objects.select_for_update(skip_locked=True).filter(
+                last_contact__lt=cutoff).exclude(state=Daemon.State.UNSEEN):
+            kept = JobInstance.objects.filter(daemon=daemon, state=IState.RUNNING,
+                                              job__keep_population=True, job__churn_positions__isnull=False)
+            if not kept.exists():
+                continue
+            silent = (now - daemon.last_contact).total_seconds()
+            jobs |= _lose(kept, f"daemon {daemon.name} unreachable for {silent:.0f} s")
+            marked.append(daemon.id)
+    for job_id in sorted(jobs):
+        job_finish_if_done(job_id)
+    return marked
 
 
 def daemons_mark_unseen() -> list[int]:

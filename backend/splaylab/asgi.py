@@ -12,6 +12,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.urls import path  # noqa: E402
 
 from daemons.consumers import DaemonConsumer  # noqa: E402
+from daemons.services import web_started_record  # noqa: E402
 from logs.consumers import JobConsumer  # noqa: E402
 
 websocket_urlpatterns = [
@@ -19,6 +20,8 @@ websocket_urlpatterns = [
     # Session-authenticated browsers: refuse cross-site pages (Origin must be an allowed host).
     path("ws/jobs/<int:job_id>/", AllowedHostsOriginValidator(JobConsumer.as_asgi())),
 ]
+
+web_started_record()  # daemons reconnecting now are not unreachable (daemons_mark_unreachable)
 
 application = ProtocolTypeRouter({
     "http": django_asgi_app,

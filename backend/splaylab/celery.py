@@ -10,8 +10,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 app.conf.beat_schedule = {
-    # SPLAY's `unseen` process: silent daemons lose their instances.
-    "daemons-mark-unseen": {"task": "daemons.tasks.daemons_mark_unseen", "schedule": 10.0},
+    # Silent daemons: unreachable after SPLAYLAB_DAEMON_DEAD_AFTER (keep-population nodes
+    # replaced), unseen after SPLAYLAB_DAEMON_UNSEEN_AFTER (SPLAY's `unseen` process).
+    "daemons-sweep": {"task": "daemons.tasks.daemons_sweep", "schedule": 1.0},
     # Safety net when a daemon does not end a job at its duration.
     "jobs-expire": {"task": "jobs.tasks.jobs_expire", "schedule": 5.0},
 }

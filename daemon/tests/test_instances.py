@@ -42,8 +42,8 @@ async def run_node(
         inst.kill("ENDED", "duration of 1 s reached")
     await asyncio.wait_for(inst.done.wait(), timeout)
     outbox.flush_logs()
-    lines = [line for m in outbox.queue if m["type"] == "log" for line in m["lines"]]
-    states = [m for m in outbox.queue if m["type"] == "instance"]
+    lines = [line for m in outbox.tail if m["type"] == "log" for line in m["lines"]]
+    states = [m for m in outbox.tail if m["type"] == "instance"]
     return inst, lines, states
 
 
@@ -147,4 +147,4 @@ async def test_the_node_runs_with_rlimits_a_minimal_env_and_its_own_session(tmp_
     assert sorted(fds) == [0, 1, 2, 3] and fds[3] == "anon_inode:[signalfd]", fds
     assert inst.state == "ENDED"
     outbox.flush_logs()
-    assert [ln["text"] for m in outbox.queue if m["type"] == "log" for ln in m["lines"]] == ["nil"]
+    assert [ln["text"] for m in outbox.tail if m["type"] == "log" for ln in m["lines"]] == ["nil"]

@@ -74,8 +74,8 @@ class TestExitOutcome:
         assert exit_outcome(1, LIMITS, panic, 1) == ("FAILED", "killed: memory limit of 256 MB reached")
 
 
-def test_backoff_doubles_from_half_a_second_to_ten_with_jitter() -> None:
+def test_backoff_doubles_from_half_a_second_to_five_with_jitter() -> None:
     delays = list(itertools.islice(backoff_delays(), 8))
-    for got, base in zip(delays, [0.5, 1, 2, 4, 8, 10, 10, 10]):
-        assert base * 0.75 <= got <= min(10, base * 1.25)
+    for got, base in zip(delays, [0.5, 1, 2, 4, 5, 5, 5, 5]):
+        assert base * 0.75 <= got <= min(5, base * 1.25)
     assert len({round(d, 6) for d in delays}) > 3  # jittered, not constant

@@ -42,7 +42,8 @@ async def test_hello_with_key_is_welcomed_and_recorded(student) -> None:
     splayd = FakeSplayd(key, max_instances=42, ports=(31000, 31099))
     welcome = await splayd.connect()
     assert welcome["type"] == "welcome" and welcome["daemon"] == daemon.id
-    assert welcome["heartbeat"] == 5 and len(welcome["session"]) == 32
+    assert welcome["heartbeat"] == 2 and welcome["dead_after"] == 6 and len(welcome["session"]) == 32
+    assert welcome["acked"] == 0 and isinstance(welcome["blacklist"], list)
     await db(daemon.refresh_from_db)()
     assert daemon.state == Daemon.State.ONLINE
     assert (daemon.max_instances, daemon.port_lo, daemon.port_hi) == (42, 31000, 31099)

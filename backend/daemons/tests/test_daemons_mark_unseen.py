@@ -1,10 +1,10 @@
-"""daemons.tasks.daemons_mark_unseen (beat, every 10 s)."""
+"""daemons.services.daemons_mark_unseen (beat task daemons_sweep, every second)."""
 from datetime import timedelta
 
 from django.utils import timezone
 
 from daemons.models import Daemon
-from daemons.tasks import daemons_mark_unseen
+from daemons.services import daemons_mark_unseen
 from daemons.tests.factories import daemon_make
 from jobs.models import Job, JobInstance
 from jobs.tests.factories import instance_make, job_make
