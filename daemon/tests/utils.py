@@ -2,7 +2,8 @@
 
 FakeController plays the controller's side of the contract in docs/architecture.md
 ("Daemon ⇄ controller protocol"): it accepts hello, answers welcome or refused (+ close
-4001), sends commands with a ref and collects replies, log batches and instance messages.
+4001), sends commands with a ref and collects replies, log batches and instance messages;
+like the controller it applies each numbered frame (`o`) once and acks every heartbeat.
 It stands in for the Django controller only in these daemon tests; the real controller is
 tested against the real daemon in /work/main/tests/.
 """
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
 from splayd.config import Config, config_from_dict
 from splayd.server import Server
@@ -25,8 +27,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class FakeController:
-    def __init__(self, keys: tuple[str, ...] = ("good-key",), heartbeat: float = 0.2) -> None:
+    def __init__(self, keys: tuple[str, ...] = ("good-key",), heartbeat: float = 0.2,
+                 tls: Any = None) -> None:
         self.keys = keys
+        self.tls = tls  # an ssl.SSLContext: serve wss://
         self.heartbeat = heartbeat
         self.hellos: list[Message] = []
         self.messages: list[Message] = []  # everything after the hello, in arrival order
@@ -36,13 +40,17 @@ class FakeController:
         self._server: Any = None
         self.port = 0
         self.sessions = 0
+        self.acked = 0  # the last numbered frame kept (the controller's Daemon.acked_seq)
+        self.duplicates = 0  # numbered frames received again and skipped
+        self.silent = False  # True: stop acking (a controller that hangs)
+        self.last_ack_sent = 0
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws/daemon/"
+        return f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}/ws/daemon/"
 
     async def start(self, port: int = 0) -> None:
-        self._server = await serve(self._handler, "127.0.0.1", port)
+        self._server = await serve(self._handler, "127.0.0.1", port, ssl=self.tls)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
@@ -64,17 +72,39 @@ class FakeController:
             return
         self.sessions += 1
         session = hello.get("session") or f"s-{uuid.uuid4().hex[:8]}"
-        await ws.send(json.dumps({"type": "welcome", "daemon": 1, "session": session, "heartbeat": self.heartbeat}))
+        if not hello.get("session"):
+            self.acked = 0
+        await ws.send(json.dumps({"type": "welcome", "daemon": 1, "session": session, "heartbeat": self.heartbeat,
+                                  "dead_after": 3 * self.heartbeat, "acked": self.acked}))
         self.ws = ws
         self.connected.set()
         try:
             async for raw in ws:
-                self.messages.append(json.loads(raw))
+                msg = json.loads(raw)
+                if isinstance(msg.get("o"), int):
+                    if msg["o"] <= self.acked:
+                        self.duplicates += 1
+                        continue
+                    self.acked = msg["o"]
+                if msg.get("type") == "heartbeat" and not self.silent:
+                    await ws.send(json.dumps({"type": "ack", "seq": self.acked, "t": msg.get("t")}))
+                    self.last_ack_sent = self.acked
+                self.messages.append(msg)
                 await self._notify()
+        except ConnectionClosed:
+            pass  # the daemon dropped a link it found dead
         finally:
             if self.ws is ws:
                 self.ws = None
                 self.connected.clear()
+
+    async def crash(self) -> None:
+        """Die like a controller process killed mid-stream: what arrived after the last ack
+        sent is forgotten and the socket is dropped without a close handshake."""
+        self.messages = [m for m in self.messages if m.get("o", 0) <= self.last_ack_sent]
+        self.acked = self.last_ack_sent
+        if self.ws is not None:
+            self.ws.transport.abort()
 
     async def _notify(self) -> None:
         async with self._changed:
@@ -124,7 +154,7 @@ class FakeController:
 
     async def deploy(
         self, job: int, code: str, nodes: int = 1, duration: float = 10, max_cpu: int = 5,
-        max_mem: int = 256 * 1024 * 1024, **list_extra: Any,
+        max_mem: int = 128 * 1024 * 1024, **list_extra: Any,
     ) -> list[int]:
         """register + list + start, as the scheduler does; returns the ports."""
         reply = await self.command("register", job=job, count=nodes, max_mem=max_mem, max_cpu=max_cpu, duration=duration)
