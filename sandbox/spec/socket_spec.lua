@@ -119,4 +119,69 @@ describe("splaylab.socket", function()
     assert.is_nil(sock.public().init)
     t:close()
   end)
+  describe("the controller's blacklist (deny)", function()
+    it("refuses a job node and an allow-listed endpoint that are blacklisted, with a warning", function()
+      local me, peer = H.free_port(), H.free_port()
+      local sock = H.net_node(me, { peer }, { allow = { "10.9.9.9:*" }, deny = { "127.0.0.1", "10.9.9.9" } })
+      local s, err = sock.connect("127.0.0.1", peer)
+      assert.is_nil(s)
+      assert.equal("connect to 127.0.0.1:" .. peer .. " denied: blacklisted by the controller", err)
+      assert.same({ "warning", "[splay.socket] connect to 127.0.0.1:" .. peer ..
+        " denied: blacklisted by the controller" }, records[1])
+      assert.same({ nil, "connect to 10.9.9.9:80 denied: blacklisted by the controller" },
+        { sock.connect("10.9.9.9", 80) })
+      assert.equal(0, sock.stats.sockets)
+    end)
+
+    it("matches CIDR networks for sendto and setpeername; other addresses keep the job's rules", function()
+      local sock = H.net_node(H.free_port(), {}, { allow = { "192.168.7.200:53", "192.168.8.1:53" },
+        deny = { "192.168.7.0/24", "bogus", "2001:db8::/32" } })
+      local u = sock.udp()
+      assert.same({ nil, "send to 192.168.7.200:53 denied: blacklisted by the controller" },
+        { u:sendto("x", "192.168.7.200", 53) })
+      assert.same({ nil, "connect to 192.168.7.1:9 denied: blacklisted by the controller" },
+        { u:setpeername("192.168.7.1", 9) })
+      assert.equal(1, u:setpeername("192.168.8.1", 53))   -- allowed, outside the /24
+      u:close()
+      assert.same({ nil, "send to 10.0.0.1:53 denied: not a node of this job" },
+        { sock.udp():sendto("x", "10.0.0.1", 53) })
+      assert.same({ base = 167772160, size = 256 }, sock.ipv4_network("10.0.0.77/24"))
+      assert.same({ base = 0, size = 2 ^ 32 }, sock.ipv4_network("1.2.3.4/0"))
+      assert.is_nil(sock.ipv4_network("10.0.0.256"))
+    end)
+
+    it("refuses to answer a blacklisted sender", function()
+      local port = H.free_port()
+      local sock = H.net_node(port, {}, { deny = { "127.0.0.0/8" } })
+      local raw = require("socket").udp()
+      local got
+      events.run(function()
+        local u = sock.udp()
+        assert(u:setsockname("127.0.0.1", port))
+        u:settimeout(2)
+        raw:sendto("ping", "127.0.0.1", port)
+        local data, ip, from = u:receivefrom()
+        got = { data, { u:sendto("pong", ip, from) } }
+        u:close()
+      end)
+      local _, from = raw:getsockname()
+      raw:close()
+      assert.equal("ping", got[1])
+      assert.same({ nil, "send to 127.0.0.1:" .. from .. " denied: blacklisted by the controller" }, got[2])
+    end)
+
+    it("reaches the node from job.json's limits.connect_deny", function()
+      local rc, recs = H.run_node([[
+        local socket = require "splay.socket"
+        local s, err = socket.connect("127.0.0.1", 20002)
+        print(s, err)
+      ]], 1, '{"me": {"ip": "127.0.0.1", "port": 20001}, "nodes": [{"ip": "127.0.0.1", "port": 20001}, ' ..
+        '{"ip": "127.0.0.1", "port": 20002}], "position": 1, "job_id": 1, "duration": 30, ' ..
+        '"limits": {"connect_deny": ["127.0.0.0/8"]}}')
+      assert.equal(0, rc)
+      assert.same({ "print", "nil\tconnect to 127.0.0.1:20002 denied: blacklisted by the controller" },
+        recs[#recs])
+      assert.truthy(H.texts(recs, "warning")[1]:find("denied: blacklisted by the controller", 1, true))
+    end)
+  end)
 end)

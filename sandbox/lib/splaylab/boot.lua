@@ -37,8 +37,10 @@ function M.build_limits(given)
     end
     limits.bind_ports = type(given.bind_ports) == "table" and given.bind_ports or {}
     limits.connect_allow = type(given.connect_allow) == "table" and given.connect_allow or {}
+    -- the controller's blacklist (daemon: welcome / `blacklist`): never reachable
+    limits.connect_deny = type(given.connect_deny) == "table" and given.connect_deny or {}
   else
-    limits.bind_ports, limits.connect_allow = {}, {}
+    limits.bind_ports, limits.connect_allow, limits.connect_deny = {}, {}, {}
   end
   return limits
 end
@@ -87,7 +89,7 @@ function M.runtime_modules(spec, job, limits)
   end
   socket.init {
     me = job.me, peers = peers, addresses = spec.addresses, nb_ports = limits.network_nb_ports,
-    bind_ports = limits.bind_ports, allow = limits.connect_allow,
+    bind_ports = limits.bind_ports, allow = limits.connect_allow, deny = limits.connect_deny,
     max_sockets = limits.max_sockets, max_send = limits.max_send,
     max_receive = limits.max_receive, udp_drop_ratio = limits.udp_drop_ratio,
     net = spec.net, net_epoch = spec.net_epoch, position = job.position,

@@ -7,7 +7,8 @@ Usage (student side, LuaSocket's API):
   socket.bind(host, port [, backlog]), socket.connect(host, port), socket.udp(),
   socket.select(recvt, sendt, timeout), socket.sleep(t), socket.gettime(), socket.dns.toip(h)
 Runtime side: M.init{me = {ip, port}, peers = {{ip, port}, ...}, nb_ports, bind_ports,
-  allow = {"ip:port" | "ip:*"}, max_sockets, max_send, max_receive, udp_drop_ratio}.
+  allow = {"ip:port" | "ip:*"}, deny = {"a.b.c.d" | "a.b.c.d/n"}, max_sockets, max_send,
+  max_receive, udp_drop_ratio}.
 
 Every raw socket is non-blocking; an operation that would block suspends the calling events
 thread until the socket is ready (events.wait_socket) or the socket's timeout passes. Outside a
@@ -18,6 +19,10 @@ Policy (limits from job.json "limits", see docs/architecture.md):
   connect / sendto / setpeername: only the job's nodes (each node's port range) and `allow`;
     a UDP socket may also answer (sendto) any address it received a datagram from;
     denied: nil, "connect to IP:PORT denied: not a node of this job" plus a warning record.
+  deny (job.json limits.connect_deny: the controller's blacklist) wins over everything, the
+    job's nodes, `allow` and UDP replies included: nil, "connect to IP:PORT denied: blacklisted
+    by the controller" (sendto: "send to ...") plus a warning record. IPv4 addresses and CIDR
+    networks; other entries (IPv6) are ignored, as the runtime has no IPv6.
   sockets: at most max_sockets open at once ("too many sockets: network_max_sockets = N").
   bytes: max_send / max_receive over the node's life ("send budget exhausted:
     network_max_send = N bytes"); a receive never hands out more than the budget's bytes
@@ -49,6 +54,7 @@ M.settings = {
   bind_ports = {},      -- set: port -> true
   peers = {},           -- set: "ip:port" -> true (every port of every node)
   allow = {},           -- set: "ip:port" | "ip:*" -> true
+  deny = {},            -- list of { base, size }: IPv4 networks (base address as a number)
 }
 M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
 
@@ -60,6 +66,46 @@ local function warn_once(key, msg)
   if not warned[key] then warned[key] = true; l:warn(msg) end
 end
 
+-- "a.b.c.d" -> its number, or nil when it is not a dotted IPv4 address
+local function ipv4_number(ip)
+  local a, b, c, d = tostring(ip):match("^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
+  if not a then return nil end
+  a, b, c, d = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+  if a > 255 or b > 255 or c > 255 or d > 255 then return nil end
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- "a.b.c.d" or "a.b.c.d/n" -> { base, size } (the network's first address and its size)
+local function ipv4_network(text)
+  local addr, bits = tostring(text):match("^([^/]+)/(%d+)$")
+  if not addr then addr, bits = tostring(text), "32" end
+  local n, len = ipv4_number(addr), tonumber(bits)
+  if not n or len > 32 then return nil end
+  local size = 2 ^ (32 - len)
+  return { base = n - n % size, size = size }
+end
+M.ipv4_network = ipv4_network
+
+local function blacklisted(ip)
+  local deny = M.settings.deny
+  if #deny == 0 then return false end
+  local n = ipv4_number(ip)
+  if not n then return false end
+  for _, net in ipairs(deny) do
+    if n - n % net.size == net.base then return true end
+  end
+  return false
+end
+
+-- nil, message (and a warning) when ip is blacklisted
+local function deny_blacklisted(ip, port, verb)
+  if not blacklisted(ip) then return true end
+  local key = ip .. ":" .. tostring(tonumber(port))
+  local msg = format("%s to %s denied: blacklisted by the controller", verb, key)
+  warn_once("blacklist " .. key, msg)
+  return nil, msg
+end
+
 function M.init(opts)
   local s = M.settings
   s.max_sockets = tonumber(opts.max_sockets) or s.max_sockets
@@ -68,7 +114,7 @@ function M.init(opts)
   s.udp_drop_ratio = tonumber(opts.udp_drop_ratio) or 0
   s.nb_ports = tonumber(opts.nb_ports) or 1
   s.first_port = opts.me and tonumber(opts.me.port)
-  s.bind_ports, s.peers, s.allow = {}, {}, {}
+  s.bind_ports, s.peers, s.allow, s.deny = {}, {}, {}, {}
   for _, p in ipairs(opts.bind_ports or {}) do s.bind_ports[tonumber(p)] = true end
   local function add_node(n)
     local ip, port = n.ip and platform.toip(tostring(n.ip)), tonumber(n.port)
@@ -85,6 +131,10 @@ function M.init(opts)
     for _, n in ipairs(opts.peers or {}) do add_node(n) end
   end
   for _, a in ipairs(opts.allow or {}) do s.allow[tostring(a)] = true end
+  for _, a in ipairs(opts.deny or {}) do
+    local net = ipv4_network(a)
+    if net then s.deny[#s.deny + 1] = net end
+  end
   M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
   warned = {}
   netem.init(opts.net, opts.position, opts.job_nodes, s.nb_ports, opts.net_epoch, opts.addresses)
@@ -110,6 +160,8 @@ end
 local function check_dest(host, port, verb)
   local ip, err = platform.toip(tostring(host))
   if not ip then return nil, err end
+  local ok, denied = deny_blacklisted(ip, port, verb)
+  if not ok then return nil, denied end
   local key = ip .. ":" .. tostring(tonumber(port))
   local s = M.settings
   if s.peers[key] or s.allow[key] or s.allow[ip .. ":*"] then return ip end
@@ -550,6 +602,8 @@ function udp:sendto(data, host, port)
   local replies = self.replies
   if replies and replies[tostring(host) .. ":" .. tostring(tonumber(port))] then
     ip = host                    -- a reply to a peer that sent us a datagram
+    local ok, denied = deny_blacklisted(ip, port, "send")
+    if not ok then return nil, denied end
   else
     ip, err = check_dest(host, port, "send")
     if not ip then return nil, err end
