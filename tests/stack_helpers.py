@@ -85,11 +85,15 @@ def _fresh_database(base_url: str, name: str) -> str:
 @contextmanager
 def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: int = 2,
                   max_instances: int = 100, extra_env: dict[str, str] | None = None,
-                  print_logs: bool = True, daemon_config: str = "") -> Iterator[RunningStack]:
-    """Start web, worker, sim (the simulation worker), beat and `daemons` splayd on `port`, over a fresh database."""
+                  print_logs: bool = True, daemon_config: str = "",
+                  host: str = "127.0.0.1") -> Iterator[RunningStack]:
+    """Start web, worker, sim (the simulation worker), beat and `daemons` splayd on `port`, over a fresh database.
+
+    `daemons` may be 0 (the caller starts its own, e.g. tests/multihost); `host` is the address
+    web binds and the daemons' `controller` URL names (tests/multihost: the bridge's 10.77.0.1)."""
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
-    cfg = stack_mod.StackConfig(root=ROOT, var=tmp, port=port, daemons=daemons,
+    cfg = stack_mod.StackConfig(root=ROOT, var=tmp, host=host, port=port, daemons=daemons,
                                 daemon_max_instances=max_instances)
     env = dict(os.environ)
     env["DATABASE_URL"] = _fresh_database(os.environ["DATABASE_URL"], db_name)

@@ -34,7 +34,7 @@ OPEN_TIMEOUT = 5.0
 WELCOME_TIMEOUT = 10.0
 MAX_FRAME = 16 * 1024 * 1024
 REFUSED_CLOSE_CODE = 4001
-COMMANDS = frozenset({"register", "free", "list", "start", "stop", "join"})
+COMMANDS = frozenset({"register", "free", "list", "start", "stop", "join", "blacklist"})
 
 
 class Refused(Exception):
@@ -78,6 +78,7 @@ class Connection:
             "ports": list(c.ports),
             "instances": self.jobs.hello_instances(),
             "sandbox": self.jobs.isolation.backend,
+            **self.jobs.hello_owner(),  # labels, limits (the owner's ceilings), availability
         }
 
     async def run(self) -> None:

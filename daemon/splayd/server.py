@@ -4,7 +4,8 @@ Signal handlers only set flags (first SIGINT/SIGTERM: should_exit; second: force
 the previous handlers are restored on the way out. Long-lived tasks are kept in a set;
 shutdown kills every instance (each reported KILLED), lets the outbox drain for a moment,
 closes the socket, waits for the tasks, then cancels what is left. One 0.1 s tick does the
-housekeeping: log batches out, durations enforced, reservations expired.
+housekeeping: log batches out, durations enforced, reservations expired, the owner's
+availability probed when due (availability.AvailabilityMonitor, every availability_check_s).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import signal
 import time
 from typing import Any, Iterator
 
+from .availability import AvailabilityMonitor
 from .config import Config
 from .connection import Connection, Refused
 from .isolation import IsolationError, docker_choose, isolation_choose
@@ -43,6 +45,7 @@ class Server:
         self.outbox: Outbox | None = None
         self.jobs: JobManager | None = None
         self.connection: Connection | None = None
+        self.availability: AvailabilityMonitor | None = None
         self.started = asyncio.Event()
 
     def run(self) -> int:
@@ -103,6 +106,8 @@ class Server:
             raise StartupError(str(e)) from None
         self.outbox = Outbox()
         self.jobs = JobManager(cfg, self.outbox, luajit, isolation)
+        self.availability = AvailabilityMonitor(cfg, self.jobs, self.outbox)
+        self.availability.start()  # the first hello already tells the truth
         self.connection = Connection(cfg, self.jobs, self.outbox)
         self._track(self._connect(), "connection")
         logger.info(
@@ -127,12 +132,17 @@ class Server:
 
     def on_tick(self) -> None:
         assert self.outbox is not None and self.jobs is not None
-        self.jobs.on_tick(time.monotonic())
+        now = time.monotonic()
+        self.jobs.on_tick(now)
+        if self.availability is not None:
+            self.availability.on_tick(now)
         self.outbox.flush_logs()
 
     async def shutdown(self) -> None:
         assert self.outbox is not None and self.jobs is not None and self.connection is not None
         logger.info("shutting down")
+        if self.availability is not None:
+            await self.availability.stop()
         await self.jobs.kill_all("daemon shutting down")
         self.outbox.flush_logs()
         deadline = time.monotonic() + DRAIN_TIMEOUT

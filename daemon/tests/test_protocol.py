@@ -24,7 +24,10 @@ async def test_hello_describes_the_daemon_and_heartbeats_follow(controller: Fake
         assert hello == {
             "type": "hello", "name": "test-1", "key": "good-key", "session": None, "version": 1,
             "ip": "127.0.0.1", "max_instances": 4, "ports": [27100, 27199], "instances": [],
-            "sandbox": "bwrap",
+            "sandbox": "bwrap", "labels": {},
+            "limits": {"max_mem_mb": 128, "max_cpu_seconds": 5, "disk_max_size_mb": 64, "disk_max_files": 1000,
+                       "max_sockets": 64, "max_send_mb": 1024, "max_receive_mb": 1024, "nice": 0},
+            "availability": {"policy": "always", "available": True, "reason": ""},
         }
         beat = await controller.wait_until(lambda: controller.of_type("heartbeat"))
         assert beat[0] == {"type": "heartbeat", "running": 0}
@@ -62,7 +65,7 @@ async def test_register_reserves_ports_and_slots_and_refuses_beyond_them(control
         first = await controller.command("register", job=1, count=3, max_mem=2**27, max_cpu=5, duration=10)
         assert first == {**first, "ok": True, "ports": [27100, 27101, 27102]}
         second = await controller.command("register", job=2, count=2, max_mem=2**27, max_cpu=5, duration=10)
-        assert (second["ok"], second["reason"]) == (False, "only 1 free slots")
+        assert (second["ok"], second["reason"]) == (False, "NO_SLOTS: asked 2 slots, only 1 free of 4")
         freed = await controller.command("free", job=1, ports=[27101, 27102])
         assert freed["ok"] and freed["ports"] == [27101, 27102]
         third = await controller.command("register", job=2, count=2, max_mem=2**27, max_cpu=5, duration=10)
