@@ -7,8 +7,9 @@ from .models import BlacklistEntry, Daemon
 
 
 def daemon_list() -> QuerySet[Daemon]:
+    # By name, explicitly: Meta.ordering does not apply to an aggregate (GROUP BY) query.
     return Daemon.objects.annotate(
-        active_instances=Count("instances", filter=Q(instances__state__in=list(JobInstance.ACTIVE))))
+        active_instances=Count("instances", filter=Q(instances__state__in=list(JobInstance.ACTIVE)))).order_by("name")
 
 
 def daemon_get(*, daemon_id: int) -> Daemon:
