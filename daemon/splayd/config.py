@@ -5,6 +5,7 @@ Relative paths in the file are resolved against the file's folder.
 """
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -46,6 +47,19 @@ class Config:
     sandbox_dir: Path = DEFAULT_SANDBOX_DIR
     outbox_max_mb: int = 256  # logs kept on disk while the controller is unreachable
     ca_file: Path | None = None  # wss://: trust this CA (PEM) instead of the system's
+    nice: int = 0  # instances' CPU share: their niceness (0-19; Docker: cpu_shares)
+    labels: dict[str, str] = field(default_factory=dict)  # sent in hello (room, owner, ...)
+    # The owner's availability policy (availability.py, README "Availability").
+    availability: str = "always"  # always | idle | windows
+    availability_check_s: float = 1.0
+    evict_grace_s: float = 2.0  # SIGTERM, then SIGKILL this much later
+    idle_after_s: float = 300.0  # idle: no terminal used (nor graphical session) for this long
+    idle_ttys: tuple[str, ...] = ("/dev/pts", "/dev/tty[0-9]*")  # directories or glob patterns
+    max_load: float = 1.0  # idle: 1-min load average minus this daemon's running instances
+    run_on_battery: bool = False  # idle: false = unavailable while on battery
+    power_supply_dir: Path = Path("/sys/class/power_supply")
+    logind: bool = True  # idle: also ask logind (loginctl) about graphical sessions
+    windows: tuple[str, ...] = ()  # windows: ["Mon-Fri 18:00-08:00", ...] local time
 
     @property
     def max_mem_bytes(self) -> int:
@@ -71,9 +85,22 @@ _INTS = {  # field -> minimum
     "log_lines_per_second": 1,
     "outbox_max_mb": 1,
 }
-_STRINGS = ("name", "controller", "key", "ip", "luajit", "sandbox", "bwrap")
-_PATHS = ("work_dir", "sandbox_dir", "ca_file")
-_KNOWN = set(_REQUIRED) | set(_INTS) | set(_STRINGS) | set(_PATHS)
+_STRINGS = ("name", "controller", "key", "ip", "luajit", "sandbox", "bwrap", "availability")
+_PATHS = ("work_dir", "sandbox_dir", "ca_file", "power_supply_dir")
+_NUMBERS = {  # field -> (minimum, strictly above it)
+    "availability_check_s": (0.0, True),
+    "evict_grace_s": (0.0, False),
+    "idle_after_s": (0.0, False),
+    "max_load": (0.0, False),
+}
+_BOOLS = ("run_on_battery", "logind")
+_LISTS = ("idle_ttys", "windows")  # lists of non-empty strings
+_OTHER = ("nice", "labels")
+_KNOWN = (set(_REQUIRED) | set(_INTS) | set(_STRINGS) | set(_PATHS) | set(_NUMBERS) | set(_BOOLS)
+          | set(_LISTS) | set(_OTHER))
+LABEL_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,31}")
+MAX_LABELS = 32
+MAX_LABEL_VALUE = 100
 
 
 def load_config(path: str | Path) -> Config:
@@ -114,6 +141,45 @@ def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config
             if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
                 raise fail(name, f"expected an integer >= {minimum}, got {v!r}")
             values[name] = v
+
+    for name, (minimum, strict) in _NUMBERS.items():
+        if name in data:
+            v = data[name]
+            if (not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v)
+                    or (v <= minimum if strict else v < minimum)):
+                raise fail(name, f"expected a number {'>' if strict else '>='} {minimum:g}, got {v!r}")
+            values[name] = float(v)
+    for name in _BOOLS:
+        if name in data:
+            if not isinstance(data[name], bool):
+                raise fail(name, f"expected true or false, got {data[name]!r}")
+            values[name] = data[name]
+    for name in _LISTS:
+        if name in data:
+            v = data[name]
+            if not isinstance(v, list) or not all(isinstance(x, str) and x.strip() for x in v):
+                raise fail(name, f"expected a list of non-empty strings, got {v!r}")
+            values[name] = tuple(v)
+    if "nice" in data:
+        v = data["nice"]
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= 19:
+            raise fail("nice", f"expected an integer from 0 to 19, got {v!r}")
+        values["nice"] = v
+    if "labels" in data:
+        values["labels"] = _labels(data["labels"], fail)
+    policy = values.get("availability", "always")
+    if policy not in ("always", "idle", "windows"):
+        raise fail("availability", f"expected always, idle or windows, got {policy!r}")
+    if policy == "windows":
+        if not values.get("windows"):
+            raise fail("windows", 'required with availability = "windows" (e.g. ["Mon-Fri 18:00-08:00"])')
+        from .availability import WindowError, parse_windows
+        try:
+            parse_windows(values["windows"])
+        except WindowError as e:
+            raise ConfigError(f"{source}: {e}") from None
+    elif "windows" in values:
+        raise fail("windows", f'only used with availability = "windows" (availability is {policy!r})')
 
     if values.get("sandbox", "auto") not in ("auto", "docker", "bwrap", "rlimits"):
         raise fail("sandbox", f"expected auto, docker, bwrap or rlimits, got {values['sandbox']!r}")
@@ -156,3 +222,20 @@ def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config
     if not (sandbox_dir / "node.lua").is_file():
         raise fail("sandbox_dir", f"{sandbox_dir} has no node.lua")
     return Config(**values)
+
+
+def _labels(v: Any, fail: Any) -> dict[str, str]:
+    """labels = {room = "B12", owner = "volunteer"}: string -> string, sent in hello."""
+    if not isinstance(v, dict):
+        raise fail("labels", f'expected a table of strings, e.g. {{room = "B12"}}, got {v!r}')
+    if len(v) > MAX_LABELS:
+        raise fail("labels", f"at most {MAX_LABELS} labels, got {len(v)}")
+    out = {}
+    for key, value in v.items():
+        if not LABEL_KEY.fullmatch(key):
+            raise fail(f"labels.{key}", "a label's name is a letter then up to 31 letters, digits, '.', '_' or '-'")
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_LABEL_VALUE:
+            raise fail(f"labels.{key}", f"expected a non-empty string of at most {MAX_LABEL_VALUE} characters, "
+                                        f"got {value!r}")
+        out[key] = value
+    return out

@@ -462,6 +462,8 @@ class DockerJobSandbox:
             mem_limit=mem,
             memswap_limit=mem,  # no swap on top (ignored where swap accounting is off)
             oom_score_adj=500,  # under memory pressure the host kills sandboxes first
+            # config `nice`: the CFS weight of that niceness (1024 / 1.25^nice), for the container
+            cpu_shares=max(2, round(1024 / 1.25 ** getattr(lim, "nice", 0))),
             network_mode="host",
             ipc_mode="private",
             init=True,

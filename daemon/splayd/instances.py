@@ -56,6 +56,7 @@ class Limits:
     disk_max_files: int | None = None
     log_lines_per_second: int | None = None
     runtime: dict[str, Any] = field(default_factory=dict)  # job.json "limits"
+    nice: int = 0  # the node's niceness (config `nice`: the owner's CPU share)
 
     @property
     def mem_mb(self) -> int:
@@ -179,6 +180,11 @@ def rlimit_preexec(limits: Limits, no_fork: bool = True) -> Callable[[], None]:
         _set_rlimit(resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files)
         _set_rlimit(resource.RLIMIT_FSIZE, limits.max_file_size, limits.max_file_size)
         _set_rlimit(resource.RLIMIT_CORE, 0, 0)
+        if limits.nice:
+            # At least the owner's niceness (never lower than the daemon's own: that would
+            # need privileges); under bwrap the node inherits it.
+            current = os.getpriority(os.PRIO_PROCESS, 0)
+            os.setpriority(os.PRIO_PROCESS, 0, max(current, limits.nice))
         if no_fork:
             # A node never forks (not enforced for root, which has CAP_SYS_RESOURCE).
             _set_rlimit(resource.RLIMIT_NPROC, 0, 0)
@@ -382,9 +388,10 @@ class Instance:
         if self.on_end:
             self.on_end(self)
 
-    def kill(self, state: str, reason: str, graceful: bool = False) -> None:
+    def kill(self, state: str, reason: str, graceful: bool = False, grace: float | None = None) -> None:
         """Kill the process group; the end is reported with (state, reason). `graceful`: SIGTERM
-        to the node runtime first (its events.on_leave handlers run), SIGKILL LEAVE_GRACE later."""
+        to the node runtime first (its events.on_leave handlers run), SIGKILL `grace` seconds
+        (default LEAVE_GRACE) later."""
         if self.state == "RESERVED":
             self.finish(state, reason)
             return
@@ -392,7 +399,7 @@ class Instance:
             return
         self.kill_reason = (state, reason)
         if graceful and self._terminate():
-            asyncio.get_running_loop().call_later(LEAVE_GRACE, self._kill_now)
+            asyncio.get_running_loop().call_later(LEAVE_GRACE if grace is None else grace, self._kill_now)
             return
         self._kill_now()
 

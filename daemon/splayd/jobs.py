@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import ipaddress
 import json
 import logging
 import math
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import MB, Config
-from .instances import GATE_FILE, LEAVE_GRACE, Instance, Limits, fmt_seconds
+from .instances import GATE_FILE, LEAVE_GRACE, Instance, Limits, fmt_seconds, fmt_size
 from .docker_backend import NODE_ARGV, DockerJobSandbox, DockerSandboxError
 from .isolation import TMP_SIZE, Isolation
 from .outbox import Outbox
@@ -65,6 +66,7 @@ class Timeline:
     chains: dict[int, asyncio.Task[None]] = field(default_factory=dict)  # node -> its latest event's task
     joining: set[int] = field(default_factory=set)  # nodes whose join is dispatched, not yet done
     ended: bool = False  # the scenario ended or the job was stopped
+    ended_as: tuple[str, str] | None = None  # evicted: the (state, reason) of joins still starting
 
     def now(self) -> float:
         return time.monotonic() - (self.t0 or time.monotonic())
@@ -152,6 +154,7 @@ class Job:
     net_blocks: dict[int, Any] = field(default_factory=dict)  # node -> job.json "net" (emulated WAN)
     net_epoch: float | None = None  # wall clock of the first START: partition offsets count from it
     timeline: Timeline | None = None  # a churn job's scenario (docs/churn.md, "On the service")
+    blacklist: list[str] = field(default_factory=list)  # the controller's blacklist when listed
 
     def deadline(self) -> float | None:
         """A churn job's end on the monotonic clock: its duration or the scenario's stop."""
@@ -217,10 +220,28 @@ def bootstrap_nodes(nodes: list[Any], list_type: str, list_size: int,
     return list(nodes[:list_size])
 
 
-# job.json "limits" (read by the Lua runtime) ← the controller's "limits" object, lowered
-# to this daemon's ceilings: key → (config ceiling, kind).
+# job.json "limits" (read by the Lua runtime) ← the controller's "limits" object, within
+# this daemon's ceilings (a request above one is refused with the SPLAY-style code).
 RUNTIME_LIMITS = ("max_sockets", "max_send", "max_receive", "udp_drop_ratio", "disk_max_size",
                   "disk_max_files")
+
+
+def above_ceiling(key: str, asked: int, ceiling: int) -> str:
+    """The refusal of a limit asked above the owner's ceiling, code first."""
+    if key == "disk_max_size":
+        return f"INVALID_DISK: asked {fmt_size(asked)} of disk per node, this daemon allows {fmt_size(ceiling)}"
+    if key == "disk_max_files":
+        return f"INVALID_DISK: asked {asked} files per node, this daemon allows {ceiling}"
+    if key in ("max_send", "max_receive"):
+        return (f"INVALID_NET: asked {key} = {fmt_size(asked)} per node, "
+                f"this daemon allows {fmt_size(ceiling)}")
+    if key == "max_sockets":
+        return f"INVALID_SOCKETS: asked {asked} sockets per node, this daemon allows {ceiling}"
+    raise KeyError(key)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
@@ -247,7 +268,9 @@ def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise CommandError(f"limits.{key}: expected an integer >= 0, got {value!r}")
-        out[key] = min(int(ceilings[key]), value)
+        if value > ceilings[key]:
+            raise CommandError(above_ceiling(key, value, int(ceilings[key])))
+        out[key] = value
     return out
 
 
@@ -270,6 +293,11 @@ class JobManager:
         self.isolation = isolation or Isolation("rlimits")
         self.jobs: dict[int, Job] = {}
         self.closing: set[asyncio.Task[None]] = set()  # Docker containers being removed
+        # The owner's availability (availability.AvailabilityMonitor sets it): while not
+        # available, register, list, start and join are refused "UNAVAILABLE: <why>".
+        self.available = True
+        self.unavailable_reason = ""
+        self.blacklist: list[str] = []  # the controller's (welcome, `blacklist`): for jobs listed from then on
 
     # queries
     def used_slots(self) -> int:
@@ -283,6 +311,73 @@ class JobManager:
 
     def hello_instances(self) -> list[dict[str, Any]]:
         return [{"job": i.job, "node": i.node, "state": i.state} for i in self.running()]
+
+    def ceilings(self) -> dict[str, int]:
+        """The owner's limits (hello's "limits"): the controller may ask less, never more."""
+        c = self.config
+        return {"max_mem_mb": c.max_mem_mb, "max_cpu_seconds": c.max_cpu_seconds,
+                "disk_max_size_mb": c.disk_max_size_mb, "disk_max_files": c.disk_max_files,
+                "max_sockets": c.max_sockets, "max_send_mb": c.max_send_mb,
+                "max_receive_mb": c.max_receive_mb, "nice": c.nice}
+
+    def hello_owner(self) -> dict[str, Any]:
+        """The owner's side of hello: labels, ceilings, availability (docs/architecture.md,
+        "Sessions, owners and administration")."""
+        return {
+            "labels": dict(self.config.labels),
+            "limits": self.ceilings(),
+            "availability": {"policy": self.config.availability, "available": self.available,
+                             "reason": "" if self.available else self.unavailable_reason},
+        }
+
+    def set_availability(self, available: bool, reason: str) -> None:
+        self.available = available
+        self.unavailable_reason = "" if available else reason
+
+    def _check_available(self) -> None:
+        if not self.available:
+            raise CommandError(f"UNAVAILABLE: {self.unavailable_reason}")
+
+    # blacklist (welcome's "blacklist", the `blacklist` command)
+    @staticmethod
+    def parse_blacklist(addresses: Any) -> list[str]:
+        """IP addresses and networks (CIDR), normalized ("10.0.0.1", "192.168.7.0/24"); a bad
+        entry raises CommandError naming it."""
+        if not isinstance(addresses, list):
+            raise CommandError(f"addresses: expected a list of IP addresses or networks, got {addresses!r}")
+        out: list[str] = []
+        for a in addresses:
+            if not isinstance(a, str):
+                raise CommandError(f"addresses: {a!r} is not an IP address or network")
+            try:
+                net = ipaddress.ip_network(a.strip(), strict=False)
+            except ValueError:
+                raise CommandError(f"addresses: {a!r} is not an IP address or network") from None
+            text = str(net.network_address) if net.num_addresses == 1 else str(net)
+            if text not in out:
+                out.append(text)
+        return out
+
+    def set_blacklist(self, addresses: Any) -> list[str]:
+        """Replace the blacklist given to jobs listed from now on. Never raises: bad entries
+        are left out and logged; returns their messages."""
+        if not isinstance(addresses, list):
+            addresses = []
+        good: list[str] = []
+        errors: list[str] = []
+        for a in addresses:
+            try:
+                good += [x for x in self.parse_blacklist([a]) if x not in good]
+            except CommandError as e:
+                errors.append(str(e))
+                logger.warning("blacklist: %s (left out)", e)
+        self.blacklist = good
+        logger.info("blacklist: %d address(es) for jobs listed from now on", len(good))
+        return errors
+
+    async def cmd_blacklist(self, cmd: dict[str, Any]) -> Reply:
+        self.set_blacklist(self.parse_blacklist(cmd.get("addresses")))
+        return {"ok": True, "addresses": list(self.blacklist)}
 
     # commands
     async def handle(self, cmd: dict[str, Any]) -> Reply:
@@ -302,12 +397,17 @@ class JobManager:
         return job
 
     async def cmd_register(self, cmd: dict[str, Any]) -> Reply:
+        """Reserve `count` slots, each with a port, within the owner's limits; refusals start
+        with a SPLAY-style code (UNAVAILABLE, INVALID_*, NO_SLOTS, BUSY_PORTS)."""
         job_id = _int(cmd, "job", 1)
         count = _int(cmd, "count", 1)
         cfg = self.config
+        self._check_available()
+        limits = self._limits(cmd)
         free = cfg.max_instances - self.used_slots()
         if count > free:
-            return {"ok": False, "reason": f"only {free} free slots"}
+            return {"ok": False, "reason": f"NO_SLOTS: asked {_plural(count, 'slot')}, only {free} free "
+                                          f"of {cfg.max_instances}"}
         taken = {p for j in self.jobs.values() for p in j.ports}
         lo, hi = cfg.ports
         ports: list[int] = []
@@ -317,8 +417,8 @@ class JobManager:
                 if len(ports) == count:
                     break
         if len(ports) < count:
-            return {"ok": False, "reason": f"only {len(ports)} free ports in {lo}-{hi}"}
-        limits = self._limits(cmd)
+            return {"ok": False, "reason": f"BUSY_PORTS: asked {_plural(count, 'port')}, only {len(ports)} "
+                                          f"free in {lo}-{hi}"}
         job = self.jobs.get(job_id)
         if job is None:
             job = self.jobs[job_id] = Job(id=job_id, limits=limits)
@@ -334,10 +434,20 @@ class JobManager:
         max_mem = cmd.get("max_mem")
         max_cpu = cmd.get("max_cpu")
         duration = cmd.get("duration")
+        if not (isinstance(max_mem, int) and not isinstance(max_mem, bool) and max_mem > 0):
+            max_mem = cfg.max_mem_bytes  # not asked: the ceiling
+        elif max_mem > cfg.max_mem_bytes:
+            raise CommandError(f"INVALID_MEM: asked {fmt_size(max_mem)} per node, "
+                               f"this daemon allows {fmt_size(cfg.max_mem_bytes)}")
+        if not (isinstance(max_cpu, int) and not isinstance(max_cpu, bool) and max_cpu > 0):
+            max_cpu = cfg.max_cpu_seconds
+        elif max_cpu > cfg.max_cpu_seconds:
+            raise CommandError(f"INVALID_CPU: asked {max_cpu} s of CPU per node, "
+                               f"this daemon allows {cfg.max_cpu_seconds} s")
         runtime = runtime_limits(cfg, cmd.get("limits"))
         return Limits(
-            max_mem=min(cfg.max_mem_bytes, max_mem) if isinstance(max_mem, int) and max_mem > 0 else cfg.max_mem_bytes,
-            max_cpu=min(cfg.max_cpu_seconds, max_cpu) if isinstance(max_cpu, int) and max_cpu > 0 else cfg.max_cpu_seconds,
+            max_mem=max_mem,
+            max_cpu=max_cpu,
             max_open_files=cfg.max_open_files,
             # RLIMIT_FSIZE caps one file; never above the whole directory's quota.
             max_file_size=min(cfg.max_file_size_mb * MB, runtime["disk_max_size"]),
@@ -346,6 +456,7 @@ class JobManager:
             disk_max_files=runtime["disk_max_files"],
             log_lines_per_second=cfg.log_lines_per_second,
             runtime=runtime,
+            nice=cfg.nice,
         )
 
     async def cmd_free(self, cmd: dict[str, Any]) -> Reply:
@@ -363,6 +474,7 @@ class JobManager:
         return {"ok": True, "ports": sorted(wanted)}
 
     async def cmd_list(self, cmd: dict[str, Any]) -> Reply:
+        self._check_available()
         job = self._job(cmd)
         code = cmd.get("code")
         if not isinstance(code, str):
@@ -392,9 +504,11 @@ class JobManager:
             job.timeline = parse_timeline(cmd["churn"], listed)
         job.code, job.nodes, job.listed = code, nodes, listed
         job.list_type, job.list_size = list_type, list_size
+        job.blacklist = list(self.blacklist)
         return {"ok": True}
 
     async def cmd_start(self, cmd: dict[str, Any]) -> Reply:
+        self._check_available()
         job = self._job(cmd)
         if job.code is None:
             raise CommandError(f"job {job.id} was not listed before start")
@@ -424,6 +538,7 @@ class JobManager:
     async def cmd_join(self, cmd: dict[str, Any]) -> Reply:
         """keep_population: start spare `node` now in place of position `plays`, then follow
         `events` (that position's remaining timeline)."""
+        self._check_available()
         job = self._job(cmd)
         tl = job.timeline
         if tl is None or tl.t0 is None:
@@ -540,9 +655,12 @@ class JobManager:
                 await asyncio.sleep(delay)
             if not tl.ended and inst.running and not inst.kill_reason:
                 inst.release()
-        if tl.ended:  # ended or stopped while it was starting
+        if tl.ended:  # ended, stopped or evicted while it was starting
             inst.rejoins = None
-            inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", SCENARIO_ENDED)
+            if tl.ended_as is not None:
+                inst.kill(*tl.ended_as)
+            else:
+                inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", SCENARIO_ENDED)
 
     def _churn_leave(self, job: Job, node: int, planned: float, graceful: bool) -> None:
         tl = job.timeline
@@ -639,7 +757,7 @@ class JobManager:
             "position": node,
             "job_id": job.id,
             "duration": job.limits.duration,
-            "limits": job.limits.runtime,
+            "limits": {**job.limits.runtime, "connect_deny": job.blacklist},
         }
         if node in job.net_blocks:
             spec["net"], spec["net_epoch"] = job.net_blocks[node], job.net_epoch
@@ -680,8 +798,12 @@ class JobManager:
         shutil.rmtree(self.job_dir(job.id), ignore_errors=True)
         logger.info("job %s: freed", job.id)
 
-    async def _kill_job(self, job: Job, state: str, reason: str) -> None:
+    async def _kill_job(self, job: Job, state: str, reason: str, grace: float = 0.0) -> None:
+        """Kill the job's instances (`grace` > 0: SIGTERM first, SIGKILL `grace` s later),
+        report its listed nodes that do not run, and free it once they are reaped."""
         if job.timeline is not None:
+            if state == "LOST":
+                job.timeline.ended_as = (state, reason)
             job.timeline.close()
         for node in job.listed:
             inst = job.instances.get(node)
@@ -689,14 +811,21 @@ class JobManager:
                 self._report_down(job, node, state, reason)
         insts = list(job.instances.values())
         for inst in insts:
-            inst.kill(state, reason)
+            inst.kill(state, reason, graceful=grace > 0, grace=grace)
         waits = [asyncio.create_task(i.done.wait()) for i in insts if not i.done.is_set()]
         if waits:
-            _, pending = await asyncio.wait(waits, timeout=KILL_WAIT)
+            _, pending = await asyncio.wait(waits, timeout=KILL_WAIT + grace)
             for w in pending:
                 w.cancel()
         job.ports.clear()
         self._maybe_cleanup(job)
+
+    async def evict(self, why: str, grace: float) -> None:
+        """The owner wants the machine back: every instance gets SIGTERM, SIGKILL `grace` s
+        later, and is reported LOST "evicted: <why>" (churn for the controller); every slot
+        is freed."""
+        reason = f"evicted: {why}"
+        await asyncio.gather(*(self._kill_job(j, "LOST", reason, grace=grace) for j in list(self.jobs.values())))
 
     async def kill_all(self, reason: str) -> None:
         await asyncio.gather(*(self._kill_job(j, "KILLED", reason) for j in list(self.jobs.values())))

@@ -14,7 +14,7 @@ LOGGER = 'print("up")\nwhile true do print("tick") events.sleep(0.1) end'
 
 async def churn_deploy(controller: FakeController, job: int, code: str, events: dict[str, list],
                        nodes: int, end: float | None = None, duration: float = 30, lead: float = 0.2) -> dict:
-    reply = await controller.command("register", job=job, count=nodes, max_mem=2**28, max_cpu=5, duration=duration)
+    reply = await controller.command("register", job=job, count=nodes, max_mem=2**27, max_cpu=5, duration=duration)
     assert reply["ok"], reply
     ports = reply["ports"]
     reply = await controller.command(

@@ -27,12 +27,17 @@ def test_bootstrap_lists() -> None:
     assert len(picked) == 4 and all(n in NODES for n in picked) and len({n["port"] for n in picked}) == 4
 
 
-def test_runtime_limits_default_to_the_config_and_are_lowered_never_raised(tmp_path: Path) -> None:
+def test_runtime_limits_default_to_the_config_and_a_request_above_a_ceiling_is_refused(tmp_path: Path) -> None:
     cfg = make_config(tmp_path, "ws://x/", disk_max_size_mb=8, max_sockets=10)
     assert runtime_limits(cfg, None) == {"max_sockets": 10, "max_send": 1024 * MB, "max_receive": 1024 * MB,
                                          "udp_drop_ratio": 0.0, "disk_max_size": 8 * MB, "disk_max_files": 1000}
-    got = runtime_limits(cfg, {"max_sockets": 99, "disk_max_size": MB, "udp_drop_ratio": 0.5})
-    assert (got["max_sockets"], got["disk_max_size"], got["udp_drop_ratio"]) == (10, MB, 0.5)
+    got = runtime_limits(cfg, {"max_sockets": 7, "disk_max_size": MB, "udp_drop_ratio": 0.5})
+    assert (got["max_sockets"], got["disk_max_size"], got["udp_drop_ratio"]) == (7, MB, 0.5)
+    assert runtime_limits(cfg, {"max_sockets": 10, "disk_max_size": 8 * MB})["max_sockets"] == 10  # the ceiling itself
+    with pytest.raises(CommandError, match=r"^INVALID_SOCKETS: asked 99 sockets per node, this daemon allows 10$"):
+        runtime_limits(cfg, {"max_sockets": 99})
+    with pytest.raises(CommandError, match=r"^INVALID_DISK: asked 9 MB of disk per node, this daemon allows 8 MB$"):
+        runtime_limits(cfg, {"disk_max_size": 9 * MB})
     with pytest.raises(CommandError, match=r"limits.cpu: unknown limit"):
         runtime_limits(cfg, {"cpu": 1})
     with pytest.raises(CommandError, match=r"limits.udp_drop_ratio: expected a number between 0 and 1, got 2"):
