@@ -306,10 +306,15 @@ async def test_bootstrap_list_and_limits_reach_the_node(tmp_path: Path, backend:
     d = HostDaemon(tmp_path, backend)
     code = ('local f = io.open("job.json") local s = f:read("*a") f:close()\n'
             'local cjson = require "cjson" local j = cjson.decode(s)\n'
-            'out(#j.nodes, #j.all_nodes, j.list_type, j.list_size, j.limits.max_sockets, j.limits.disk_max_files)\n')
+            'out(#j.nodes, #j.all_nodes, j.list_type, j.list_size, j.limits.max_sockets, j.limits.disk_max_files,\n'
+            '    table.concat(j.limits.connect_deny, ","))\n')
+    # above the owner's ceiling (disk_max_files 1000): refused, not lowered
+    refused = await d.manager.handle({"type": "register", "job": 9, "count": 1, "limits": {"disk_max_files": 99999}})
+    assert refused == {"ok": False, "reason": "INVALID_DISK: asked 99999 files per node, this daemon allows 1000"}
+    d.manager.set_blacklist(["10.1.2.3", "192.168.7.0/24"])  # the controller's, from welcome
     outs = await d.run(code, nodes=3, list_type="head", list_size=2, escaped=True,
-                       limits={"max_sockets": 8, "disk_max_files": 99999})
-    assert [o.texts for o in outs] == [["2\t3\thead\t2\t8\t1000"]] * 3
+                       limits={"max_sockets": 8, "disk_max_files": 999})
+    assert [o.texts for o in outs] == [["2\t3\thead\t2\t8\t999\t10.1.2.3,192.168.7.0/24"]] * 3
 
 
 run_async_tests_in_own_loop(globals())
