@@ -3,7 +3,7 @@ exact outcome: instance state, exit reason and the records the student sees.
 
 Every program is a student program (sandbox/node.lua, SPLAY's API: splay.base, socket, rpc,
 urpc, io) run through splayd's JobManager (hostile.py's HostDaemon), with its limits given the
-way the controller gives them: the register/list "limits" object that the daemon lowers into
+way the controller gives them: the register/list "limits" object that the daemon checks against its ceilings and writes into
 job.json (daemon/splayd/jobs.py runtime_limits).
 
 Every case runs under bubblewrap and on the Docker backend (one container per job, host
