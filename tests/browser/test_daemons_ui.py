@@ -70,6 +70,19 @@ def test_an_instructor_watches_drains_and_creates_daemons(page: Page, stack) -> 
     assert key not in page.content()
     assert key not in str(stack.api("GET", "/api/daemons/", token=stack.teacher_token))
 
+    # the blacklist editor: an entry is added (normalized), pushed to the online daemons, removed
+    blacklist = page.get_by_test_id("blacklist")
+    blacklist.get_by_label("Address or CIDR").fill("192.0.2.77/24")
+    blacklist.get_by_label("Note").fill("lab router")
+    blacklist.get_by_role("button", name="Add").click()
+    expect(blacklist.get_by_test_id("blacklist-entry")).to_contain_text("192.0.2.0/24")
+    assert "192.0.2.0/24" in stack.api("GET", "/api/daemons/blacklist/", token=stack.teacher_token)["addresses"]
+    blacklist.get_by_label("Address or CIDR").fill("not-an-ip")
+    blacklist.get_by_role("button", name="Add").click()
+    expect(blacklist.get_by_role("alert")).to_contain_text("is not an IP address or CIDR")
+    blacklist.get_by_role("button", name="Remove 192.0.2.0/24").click()
+    expect(blacklist.get_by_test_id("blacklist-entry")).to_have_count(0)
+
 
 def test_a_student_gets_no_dashboard(page: Page, stack) -> None:
     token = stack.user_create("daemons-ui-student")
