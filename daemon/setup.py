@@ -1,5 +1,6 @@
 """Build hooks of `pip install ./daemon` (metadata is in pyproject.toml).
 
+- version: splayd.__version__; packages: splayd (not tests/);
 - dependencies: daemon/requirements.txt, comments stripped (one source of truth with
   `pip install -r requirements.txt`);
 - the runtime: node.lua and lib/ of the repository's sandbox/ (what the nodes run, the same
@@ -11,6 +12,7 @@
 """
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -25,6 +27,10 @@ RUNTIME_FILES = ("node.lua", "lib", "netmodel.py", "data/cities.csv")
 def requirements() -> list[str]:
     lines = (HERE / "requirements.txt").read_text().splitlines()
     return [r for r in (line.split("#", 1)[0].strip() for line in lines) if r]
+
+
+def version() -> str:
+    return re.search(r'^__version__ = "([^"]+)"', (HERE / "splayd" / "__init__.py").read_text(), re.M).group(1)
 
 
 def runtime_source() -> Path:
@@ -66,5 +72,6 @@ class SdistWithRuntime(sdist):
         copy_runtime(Path(base_dir) / "runtime")
 
 
-setup(install_requires=requirements(),
+setup(version=version(), packages=["splayd"], include_package_data=False,
+      install_requires=requirements(),
       cmdclass={"build_py": BuildPyWithRuntime, "sdist": SdistWithRuntime})

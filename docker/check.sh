@@ -162,12 +162,15 @@ if docker image inspect "$DAEMON_IMAGE" >/dev/null 2>&1; then
     run_check "daemon: import websockets" "$DAEMON_IMAGE" python -c "import websockets; print('websockets', websockets.__version__)"
     run_check "daemon: lua-socket and lua-cjson" "$DAEMON_IMAGE" luajit -e 'local s = require "socket"; local c = require "cjson"; print(s._VERSION, c.encode({ok = true}))'
     if [ -d daemon/splayd ]; then
+        run_check "daemon: splayd --version (pip install ./daemon)" "$DAEMON_IMAGE" splayd --version
         run_check "daemon: python -m splayd --help" "$DAEMON_IMAGE" python -m splayd --help
+        run_check "daemon: splayd --check-config" "$DAEMON_IMAGE" sh -c 'printf "%s\n" "name = \"check\"" "controller = \"ws://web:8000/ws/daemon/\"" "key = \"k\"" "max_instances = 2" "ports = [20000, 20001]" > /tmp/c.toml && splayd --check-config /tmp/c.toml'
     else
         note "daemon/splayd/ not there yet: 'python -m splayd' not tried"
     fi
     if [ -f sandbox/node.lua ]; then
-        run_check "daemon: sandbox/node.lua compiles" "$DAEMON_IMAGE" luajit -bl /app/sandbox/node.lua /dev/null
+        # the runtime the package carries (splayd/runtime/, copied from sandbox/ at build time)
+        run_check "daemon: the packaged node.lua compiles" "$DAEMON_IMAGE" sh -c 'luajit -bl "$(python -c "from splayd.__main__ import runtime_dir; print(runtime_dir())")/node.lua" /dev/null && echo ok'
     else
         note "sandbox/node.lua not there yet: not compiled"
     fi

@@ -2,6 +2,7 @@
 #
 #   docker build -f docker/daemon.Dockerfile -t splaylab/daemon .    (from the repo root)
 #   docker run -v /path/to/splayd.toml:/etc/splayd/splayd.toml:ro splaylab/daemon
+#   docker run --rm splaylab/daemon splayd --check-config /etc/splayd/splayd.toml  (with the -v above)
 #
 # Build arg BASE_IMAGE: splaylab/base:bookworm (docker/base/build.sh), or any Debian
 # bookworm image such as debian:bookworm-slim when a registry is reachable.
@@ -26,22 +27,28 @@ ENV VIRTUAL_ENV=/opt/venv \
     PATH=/opt/venv/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
-    PYTHONPATH=/app/daemon \
     HOME=/var/lib/splayd \
     TMPDIR=/tmp
 
-# PIP_CERT: use the system trust store (which holds EXTRA_CA_CERTS of build.sh), not certifi.
-COPY daemon/requirements.txt /app/daemon/requirements.txt
+# Dependencies first (their own cached layer; PyPI), and `wheel`, which the venv's setuptools
+# (66, Debian's) needs to build the daemon below without build isolation. PIP_CERT: use the
+# system trust store (which holds EXTRA_CA_CERTS of build.sh), not certifi.
+COPY daemon/requirements.txt /tmp/requirements.txt
 RUN python3 -m venv "$VIRTUAL_ENV" \
  && PIP_CERT=/etc/ssl/certs/ca-certificates.crt PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    pip install --no-cache-dir -r /app/daemon/requirements.txt
+    pip install --no-cache-dir -r /tmp/requirements.txt wheel \
+ && rm /tmp/requirements.txt
 
-# Repository layout kept: /app/daemon (the splayd package) next to /app/sandbox (node.lua).
-COPY sandbox/ /app/sandbox/
-COPY daemon/ /app/daemon/
-RUN python -m compileall -q /app/daemon >/dev/null || true
+# Then the daemon itself, as a volunteer installs it: `pip install ./daemon`, which copies
+# ../sandbox (node.lua, lib/, netmodel.py, data/) into the package (splayd/runtime/). No
+# network: the dependencies are there, and the venv's own setuptools + wheel build it.
+COPY daemon/ /tmp/src/daemon/
+COPY sandbox/ /tmp/src/sandbox/
+RUN PIP_DISABLE_PIP_VERSION_CHECK=1 pip install --no-cache-dir --no-deps --no-build-isolation /tmp/src/daemon \
+ && rm -rf /tmp/src \
+ && splayd --version
 
-WORKDIR /app
+WORKDIR /var/lib/splayd
 USER splaylab
 ENTRYPOINT ["tini", "--"]
-CMD ["python", "-m", "splayd", "--config", "/etc/splayd/splayd.toml"]
+CMD ["splayd", "--config", "/etc/splayd/splayd.toml"]
