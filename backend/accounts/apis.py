@@ -16,6 +16,7 @@ class MeOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     role = serializers.CharField()
+    manages_daemons = serializers.BooleanField(help_text="instructors and staff: the daemons dashboard")
 
 
 class CredentialsInputSerializer(serializers.Serializer):

@@ -1,18 +1,24 @@
 """The daemon's one connection to the controller (docs/architecture.md, "Daemon ⇄ controller").
 
-Connects OUT with the websockets client, sends `hello` (session to resume, instances still
-running), waits for `welcome` or `refused`, then runs three tasks until the socket closes:
-receive commands (handled in order, each answered once with its `ref`), send the outbox,
-and send a heartbeat every `heartbeat` seconds. A lost connection is retried with
-exponential backoff (0.5 s doubling to 10 s, ±25 % jitter); instances keep running and
-their messages wait in the outbox. `refused` (or close code 4001) is final: `Refused`.
+Connects OUT with the websockets client (wss:// verifies the controller's certificate against
+the system's CAs or the config's `ca_file`), sends `hello` (session to resume, instances still
+running, the owner's labels, limits and availability), waits for `welcome` or `refused`, then
+runs four tasks until the socket closes: receive commands (handled in order, each answered once
+with its `ref`) and acks, send the outbox (from above the controller's `acked`: the journal
+resends what it missed), send a heartbeat every `heartbeat` seconds, and watch the link: a link
+silent for `dead_after` seconds is closed without waiting for TCP to notice. A lost connection
+is retried with exponential backoff (0.5 s doubling to 5 s, ±25 % jitter); instances keep
+running and their messages wait in the journal. `refused` (or close code 4001) is final.
 """
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
+import os
 import random
+import ssl
+import time
 from typing import TYPE_CHECKING, Any
 
 import websockets
@@ -29,7 +35,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("splayd")
 
 BACKOFF_MIN = 0.5
-BACKOFF_MAX = 10.0
+BACKOFF_MAX = 5.0
 OPEN_TIMEOUT = 5.0
 WELCOME_TIMEOUT = 10.0
 MAX_FRAME = 16 * 1024 * 1024
@@ -56,7 +62,10 @@ class Connection:
         self.outbox = outbox
         self.session: str | None = None
         self.daemon_id: int | None = None
-        self.heartbeat = 5.0
+        self.heartbeat = 2.0
+        self.dead_after = 6.0
+        self.rtt_ms: float | None = None
+        self.last_received = 0.0  # time.monotonic() of the controller's last frame
         self.ws: ClientConnection | None = None
         self.connects = 0  # successful welcomes, for logs and tests
         self._stopping = asyncio.Event()
@@ -115,8 +124,8 @@ class Connection:
             open_timeout=OPEN_TIMEOUT,
             close_timeout=1,
             max_size=MAX_FRAME,
-            ping_interval=20,
-            ping_timeout=20,
+            ping_interval=None,  # our heartbeats and acks watch the link (_watch)
+            ssl=self._ssl_context(),
         ) as ws:
             try:
                 await ws.send(json.dumps(self.hello()))
@@ -130,7 +139,11 @@ class Connection:
                 raise ValueError(f"expected welcome, got {msg.get('type')!r}")
             self.session = msg.get("session")
             self.daemon_id = msg.get("daemon")
-            self.heartbeat = float(msg.get("heartbeat") or 5)
+            self.heartbeat = float(msg.get("heartbeat") or 2)
+            self.dead_after = float(msg.get("dead_after") or 3 * self.heartbeat)
+            self.jobs.set_blacklist(msg.get("blacklist") or [])
+            self.outbox.rewind(int(msg.get("acked") or 0))
+            self.last_received = time.monotonic()
             self.connects += 1
             logger.info(
                 "connected to %s as daemon %s (session %s)",
@@ -142,6 +155,7 @@ class Connection:
                 asyncio.create_task(self._receive(ws)),
                 asyncio.create_task(self._send(ws)),
                 asyncio.create_task(self._beat()),
+                asyncio.create_task(self._watch(ws)),
             ]
             try:
                 done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -164,8 +178,14 @@ class Connection:
         if e.rcvd is not None and e.rcvd.code == REFUSED_CLOSE_CODE:
             raise Refused(e.rcvd.reason or f"connection closed with code {REFUSED_CLOSE_CODE}")
 
+    def _ssl_context(self) -> ssl.SSLContext | None:
+        if not self.config.controller.startswith("wss://"):
+            return None
+        return ssl.create_default_context(cafile=str(self.config.ca_file) if self.config.ca_file else None)
+
     async def _receive(self, ws: ClientConnection) -> None:
         async for raw in ws:
+            self.last_received = time.monotonic()
             try:
                 msg = json.loads(raw)
                 if not isinstance(msg, dict):
@@ -180,6 +200,9 @@ class Connection:
 
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         kind, ref = msg.get("type"), msg.get("ref")
+        if kind == "ack":
+            self._on_ack(msg)
+            return
         if kind == "refused":
             raise Refused(str(msg.get("reason") or "no reason given"))
         if kind not in COMMANDS:
@@ -204,7 +227,29 @@ class Connection:
                 self.outbox.push_front(msg)
                 raise
 
+    def _on_ack(self, msg: dict[str, Any]) -> None:
+        seq = msg.get("seq")
+        if isinstance(seq, int):
+            self.outbox.ack(seq)
+        sent = msg.get("t")
+        if isinstance(sent, (int, float)):
+            self.rtt_ms = round(1000 * (time.monotonic() - sent), 2)
+
     async def _beat(self) -> None:
         while True:
             await asyncio.sleep(self.heartbeat)
-            self.outbox.reply({"type": "heartbeat", "running": len(self.jobs.running())})
+            self.outbox.discard("heartbeat")  # one waiting is enough
+            self.outbox.reply({"type": "heartbeat", "running": len(self.jobs.running()),
+                               "load": round(os.getloadavg()[0], 2), "t": time.monotonic(),
+                               "rtt_ms": self.rtt_ms})
+
+    async def _watch(self, ws: ClientConnection) -> None:
+        """Close a link the controller has been silent on for dead_after seconds (it acks
+        every heartbeat): a cut cable or a dead NAT mapping shows up here, not in TCP."""
+        while True:
+            await asyncio.sleep(min(1.0, self.heartbeat / 2))
+            silent = time.monotonic() - self.last_received
+            if silent > self.dead_after:
+                logger.warning("no frame from the controller for %.1f s: closing the link", silent)
+                ws.transport.abort()  # a close handshake would wait on the dead link
+                return

@@ -156,7 +156,7 @@ class HostDaemon:
             await watcher
         await m.wait_closed()  # Docker: the job's container is removed
         self.outbox.flush_logs()
-        lines = [ln for msg in self.outbox.queue if msg["type"] == "log" and msg["job"] == job
+        lines = [ln for msg in self.outbox.journal.read_from(1) if msg["type"] == "log" and msg["job"] == job
                  for ln in msg["lines"]]
         outcomes = []
         for node, inst in sorted(instances.items()):

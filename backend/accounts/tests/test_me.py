@@ -3,7 +3,7 @@
 
 def test_returns_the_user_and_role(teacher_client, teacher) -> None:
     res = teacher_client.get("/api/auth/me/")
-    assert res.json() == {"id": teacher.id, "username": "teacher", "role": "instructor"}
+    assert res.json() == {"id": teacher.id, "username": "teacher", "role": "instructor", "manages_daemons": True}
     assert "csrftoken" in res.cookies
 
 

@@ -6,6 +6,8 @@ export interface User {
   id: number;
   username: string;
   role: Role;
+  /** Instructors and staff: the daemons dashboard (GET /api/auth/me/). */
+  manages_daemons?: boolean;
 }
 
 export const JOB_STATES = [

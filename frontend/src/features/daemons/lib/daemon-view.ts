@@ -4,7 +4,7 @@ import type { Daemon, DaemonCreateInput } from "@/types/daemons";
 
 /** The API's ManagesDaemons: instructors (and staff, whom `me` does not tell apart). */
 export function managesDaemons(user: User | undefined): boolean {
-  return user?.role === "instructor";
+  return user?.manages_daemons ?? user?.role === "instructor";
 }
 
 /** "just now", "12 s ago", "3 min ago", "2 h ago", "4 d ago"; "never" without a contact. */

@@ -21,6 +21,8 @@ describe("daemon dashboard helpers", () => {
   it("shows the dashboard to instructors only", () => {
     expect(managesDaemons({ id: 1, username: "t", role: "instructor" })).toBe(true);
     expect(managesDaemons({ id: 2, username: "s", role: "student" })).toBe(false);
+    // staff who are not instructors: the server says so
+    expect(managesDaemons({ id: 3, username: "a", role: "student", manages_daemons: true })).toBe(true);
     expect(managesDaemons({ id: 3, username: "a", role: "ta" })).toBe(false);
     expect(managesDaemons(undefined)).toBe(false);
   });
