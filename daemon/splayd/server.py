@@ -18,7 +18,7 @@ import time
 from typing import Any, Iterator
 
 from .availability import AvailabilityMonitor
-from .config import Config
+from .config import MB, Config
 from .connection import Connection, Refused
 from .isolation import IsolationError, docker_choose, isolation_choose
 from .jobs import JobManager
@@ -104,7 +104,7 @@ class Server:
                                              cfg.work_dir / ".probe")
         except IsolationError as e:
             raise StartupError(str(e)) from None
-        self.outbox = Outbox()
+        self.outbox = Outbox(journal_dir=cfg.work_dir / ".outbox", max_bytes=cfg.outbox_max_mb * MB)
         self.jobs = JobManager(cfg, self.outbox, luajit, isolation)
         self.availability = AvailabilityMonitor(cfg, self.jobs, self.outbox)
         self.availability.start()  # the first hello already tells the truth

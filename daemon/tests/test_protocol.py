@@ -30,7 +30,9 @@ async def test_hello_describes_the_daemon_and_heartbeats_follow(controller: Fake
             "availability": {"policy": "always", "available": True, "reason": ""},
         }
         beat = await controller.wait_until(lambda: controller.of_type("heartbeat"))
-        assert beat[0] == {"type": "heartbeat", "running": 0}
+        assert beat[0]["running"] == 0 and beat[0]["load"] >= 0 and beat[0]["rtt_ms"] is None
+        acked = await controller.wait_until(lambda: controller.of_type("heartbeat")[1:])
+        assert 0 <= acked[0]["rtt_ms"] < 1000  # the first heartbeat's ack gave the round trip
 
 
 async def test_refused_daemon_exits_non_zero_and_prints_the_reason(controller: FakeController, tmp_path: Path) -> None:
