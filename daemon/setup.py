@@ -7,7 +7,7 @@
   files as splayd.docker_image.SANDBOX_INCLUDE), plus netmodel.py and data/cities.csv (the
   daemon compiles a job's emulated network with them, splayd.jobs.compile_network), are copied
   into the built package as splayd/runtime/, where an installed splayd looks for them
-  (splayd.__main__.runtime_dir).
+  (splayd.config.DEFAULT_SANDBOX_DIR).
   An sdist carries them as runtime/ next to setup.py, so a wheel built from it has them too.
 """
 from __future__ import annotations

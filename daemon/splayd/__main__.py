@@ -13,45 +13,14 @@ import argparse
 import logging
 import shutil
 import sys
-import tomllib
-from pathlib import Path
 
 from . import PROTOCOL_VERSION, __version__
-from .config import DEFAULT_SANDBOX_DIR, Config, ConfigError, config_from_dict, load_config
-
-PACKAGED_RUNTIME = Path(__file__).resolve().parent / "runtime"
-
-
-def runtime_dir() -> Path:
-    """The runtime an installed package carries, else the checkout's sandbox/."""
-    if (PACKAGED_RUNTIME / "node.lua").is_file():
-        return PACKAGED_RUNTIME
-    return DEFAULT_SANDBOX_DIR
-
-
-def load(path: str | Path) -> Config:
-    """load_config, with `sandbox_dir` defaulting to runtime_dir()."""
-    runtime = runtime_dir()
-    if runtime == DEFAULT_SANDBOX_DIR:
-        return load_config(path)
-    path = Path(path)
-    try:  # the same reading and messages as config.load_config
-        with path.open("rb") as f:
-            data = tomllib.load(f)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read config file: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: invalid TOML: {e}") from None
-    if isinstance(data, dict):
-        data.setdefault("sandbox_dir", str(runtime))
-    return config_from_dict(data, base_dir=path.resolve().parent, source=str(path))
+from .config import ConfigError, load_config
 
 
 def check_config(path: str) -> int:
     try:
-        config = load(path)
+        config = load_config(path)
     except ConfigError as e:
         print(f"splayd: {e}", file=sys.stderr)
         return 2
@@ -88,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s splayd %(levelname)s %(message)s",
     )
     try:
-        config = load(args.config)
+        config = load_config(args.config)
     except ConfigError as e:
         print(f"splayd: {e}", file=sys.stderr)
         return 2

@@ -14,7 +14,11 @@ from typing import Any
 from urllib.parse import urlparse
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-DEFAULT_SANDBOX_DIR = PACKAGE_DIR.parent.parent / "sandbox"
+# The Lua runtime: an installed package carries a copy (daemon/setup.py copies sandbox/ into
+# splayd/runtime/ at build time); a checkout uses the repository's sandbox/.
+PACKAGED_RUNTIME = PACKAGE_DIR / "runtime"
+CHECKOUT_SANDBOX = PACKAGE_DIR.parent.parent / "sandbox"
+DEFAULT_SANDBOX_DIR = PACKAGED_RUNTIME if (PACKAGED_RUNTIME / "node.lua").is_file() else CHECKOUT_SANDBOX
 MB = 1024 * 1024
 
 
