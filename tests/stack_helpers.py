@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import sys
 import time
@@ -43,7 +44,8 @@ class RunningStack:
                                      data=json.dumps(body).encode() if body is not None else None)
         req.add_header("Authorization", f"Token {token or self.student_token}")
         req.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(req, timeout=30) as resp:
+        context = ssl.create_default_context(cafile=self.cfg.tls_cert) if self.cfg.tls_cert else None
+        with urllib.request.urlopen(req, timeout=30, context=context) as resp:
             return json.loads(resp.read() or b"null")
 
     def wait_job(self, job_id: int, states: set[str], timeout: float = 60) -> dict:
@@ -86,15 +88,18 @@ def _fresh_database(base_url: str, name: str) -> str:
 def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: int = 2,
                   max_instances: int = 100, extra_env: dict[str, str] | None = None,
                   print_logs: bool = True, daemon_config: str = "",
-                  host: str = "127.0.0.1") -> Iterator[RunningStack]:
+                  host: str = "127.0.0.1", tls: tuple[Path, Path] | None = None) -> Iterator[RunningStack]:
     """Start web, worker, sim (the simulation worker), beat and `daemons` splayd on `port`, over a fresh database.
 
     `daemons` may be 0 (the caller starts its own, e.g. tests/multihost); `host` is the address
-    web binds and the daemons' `controller` URL names (tests/multihost: the bridge's 10.77.0.1)."""
+    web binds and the daemons' `controller` URL names (tests/multihost: the bridge's 10.77.0.1);
+    `tls` = (certificate, key): web serves https/wss and the daemons verify that certificate."""
     if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
         pytest.fail("run the suite with `make test`: it provides DATABASE_URL and REDIS_URL")
     cfg = stack_mod.StackConfig(root=ROOT, var=tmp, host=host, port=port, daemons=daemons,
-                                daemon_max_instances=max_instances)
+                                daemon_max_instances=max_instances,
+                                tls_cert=str(tls[0]) if tls else "", tls_key=str(tls[1]) if tls else "",
+                                tls_ca="")
     env = dict(os.environ)
     env["DATABASE_URL"] = _fresh_database(os.environ["DATABASE_URL"], db_name)
     env["REDIS_URL"] = os.environ["REDIS_URL"].rsplit("/", 1)[0] + f"/{redis_db}"
@@ -109,7 +114,7 @@ def running_stack(tmp: Path, port: int, db_name: str, redis_db: int, daemons: in
     handle = stack_mod.Stack(cfg)
     try:
         handle.start(env, configs)
-        stack_mod.wait_http(cfg.url + "/api/auth/me/", 60)
+        stack_mod.wait_http(cfg.url + "/api/auth/me/", 60, cfg.tls_ca or cfg.tls_cert or None)
         student = json.loads((tmp / "cli.json").read_text())["token"]
         teacher = stack_mod.manage(cfg, env, "user_token", "teacher", capture=True).splitlines()[-1]
         running = RunningStack(cfg.url, tmp, env, student, teacher, handle, cfg)

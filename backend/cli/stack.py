@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -33,10 +34,19 @@ class StackConfig:
     daemons: int = 2
     daemon_max_instances: int = 100
     ports: services.ServicePorts = field(default_factory=services.ServicePorts)
+    # TLS (docs/architecture.md, "Sessions"): web serves https/wss with this certificate and
+    # key; the local daemons verify it against tls_ca (default: the certificate, self-signed).
+    tls_cert: str = field(default_factory=lambda: os.environ.get("SPLAYLAB_TLS_CERT", ""))
+    tls_key: str = field(default_factory=lambda: os.environ.get("SPLAYLAB_TLS_KEY", ""))
+    tls_ca: str = field(default_factory=lambda: os.environ.get("SPLAYLAB_TLS_CA", ""))
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
+        return f"{'https' if self.tls_cert else 'http'}://{self.host}:{self.port}"
+
+    @property
+    def daemon_url(self) -> str:
+        return f"{'wss' if self.tls_cert else 'ws'}://{self.host}:{self.port}/ws/daemon/"
 
     @property
     def python(self) -> str:
@@ -80,8 +90,8 @@ def prepare(cfg: StackConfig, env: dict[str, str]) -> list[Path]:
         conf = cfg.var / "daemons" / f"lab-{i}.toml"
         lo = 20000 + 1000 * i
         manage(cfg, env, "daemon_create", f"lab-{i}", "--max-instances", str(cfg.daemon_max_instances),
-               "--ports", f"{lo}-{lo + 999}", "--controller", f"ws://{cfg.host}:{cfg.port}/ws/daemon/",
-               "--write-config", str(conf))
+               "--ports", f"{lo}-{lo + 999}", "--controller", cfg.daemon_url,
+               "--write-config", str(conf), *(["--ca-file", cfg.tls_ca or cfg.tls_cert] if cfg.tls_cert else []))
         configs.append(conf)
     token = manage(cfg, env, "user_token", DEMO_ACCOUNTS[0][0], capture=True).splitlines()[-1]
     (cfg.var / "cli.json").write_text(json.dumps({"server": cfg.url, "token": token}))
@@ -97,7 +107,9 @@ def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[li
     venv_bin = cfg.root / ".venv" / "bin"
     parts = {
         "web": ([str(venv_bin / "uvicorn"), "splaylab.asgi:application", "--host", cfg.host,
-                 "--port", str(cfg.port), "--no-access-log"], cfg.backend),
+                 "--port", str(cfg.port), "--no-access-log",
+                 *(["--ssl-certfile", cfg.tls_cert, "--ssl-keyfile", cfg.tls_key] if cfg.tls_cert else [])],
+                cfg.backend),
         "worker": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO",
                     "--concurrency", "4", "--hostname", f"worker@{cfg.port}"], cfg.backend),
         # simulated jobs and gradings (jobs.simulation, grading): their own queue, one per core
@@ -112,11 +124,12 @@ def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[li
     return parts
 
 
-def wait_http(url: str, timeout: float) -> None:
+def wait_http(url: str, timeout: float, cafile: str | None = None) -> None:
+    context = ssl.create_default_context(cafile=cafile) if url.startswith("https:") else None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
-            urllib.request.urlopen(url, timeout=2)
+            urllib.request.urlopen(url, timeout=2, context=context)
             return
         except urllib.error.HTTPError:
             return  # any HTTP answer (401 here) means the server is up
@@ -140,7 +153,7 @@ class Stack:
         log_dir.mkdir(parents=True, exist_ok=True)
         for name, (argv, cwd) in commands(self.cfg, daemon_configs).items():
             if name.startswith("lab-"):
-                wait_http(self.cfg.url + "/api/auth/me/", 60)  # daemons need the web server
+                wait_http(self.cfg.url + "/api/auth/me/", 60, self.cfg.tls_ca or self.cfg.tls_cert or None)  # daemons need the web server
             log = open(log_dir / f"{name}.log", "ab")
             self.children[name] = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log,
                                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
@@ -195,7 +208,7 @@ def up(cfg: StackConfig) -> int:
         lock.parent.mkdir(parents=True, exist_ok=True)
         lock.write_text(str(os.getpid()))
         stack.start(env, daemon_configs)
-        wait_http(cfg.url + "/api/auth/me/", 60)
+        wait_http(cfg.url + "/api/auth/me/", 60, cfg.tls_ca or cfg.tls_cert or None)
         print(f"\nSplayLab is up at {cfg.url}/")
         for user, password in DEMO_ACCOUNTS:
             print(f"  login: {user} / {password}")
@@ -239,7 +252,7 @@ def status(cfg: StackConfig) -> int:
         detail = f"pid {pid}" if up_ else "not running"
         if name == "web" and up_:
             try:
-                wait_http(cfg.url + "/api/auth/me/", 2)
+                wait_http(cfg.url + "/api/auth/me/", 2, cfg.tls_ca or cfg.tls_cert or None)
                 detail += f", answering at {cfg.url}/"
             except RuntimeError:
                 up_, detail = False, f"pid {pid}, not answering at {cfg.url}/"

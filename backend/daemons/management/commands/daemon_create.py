@@ -19,7 +19,7 @@ def _ports(value: str) -> tuple[int, int]:
 
 
 def config_toml(*, name: str, controller: str, key: str, max_instances: int, ports: tuple[int, int],
-                work_dir: str) -> str:
+                work_dir: str, ca_file: str = "") -> str:
     s = json.dumps  # a JSON string is a valid TOML basic string
     return (
         "# splayd configuration written by `manage.py daemon_create`; keep the key secret.\n"
@@ -32,6 +32,7 @@ def config_toml(*, name: str, controller: str, key: str, max_instances: int, por
         f"max_mem_mb = {settings.SPLAYLAB_MAX_MEM_MB}\n"
         f"max_cpu_seconds = {settings.SPLAYLAB_MAX_CPU_SECONDS}\n"
         f"work_dir = {s(work_dir)}\n"
+        + (f"ca_file = {s(ca_file)}\n" if ca_file else "")
     )
 
 
@@ -47,6 +48,8 @@ class Command(BaseCommand):
                             help="write the TOML here (default: print it)")
         parser.add_argument("--work-dir", help="instances' working folders "
                             "(default: <config dir>/<name>-work)")
+        parser.add_argument("--ca-file", default="", help="wss:// controller: the CA (PEM) the "
+                            "daemon trusts instead of the system's, e.g. a self-signed certificate")
 
     def handle(self, *args: object, **opts: object) -> None:
         name = str(opts["name"])
@@ -62,7 +65,8 @@ class Command(BaseCommand):
         daemon, key = daemon_create_or_rekey(name=name, max_instances=max_instances,
                                              port_lo=lo, port_hi=hi)
         text = config_toml(name=name, controller=str(opts["controller"]), key=key,
-                           max_instances=max_instances, ports=(lo, hi), work_dir=work_dir)
+                           max_instances=max_instances, ports=(lo, hi), work_dir=work_dir,
+                           ca_file=str(Path(str(opts["ca_file"])).resolve()) if opts["ca_file"] else "")
         if path is None:
             self.stdout.write(text, ending="")
             return
