@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import ssl
 import subprocess
 import sys
@@ -62,6 +63,21 @@ class RunningStack:
         env = dict(os.environ, SPLAYLAB_SERVER=self.url, SPLAYLAB_TOKEN=token or self.student_token)
         return subprocess.run([str(ROOT / "splaylab"), *args], cwd=ROOT, env=env, text=True,
                               capture_output=True, timeout=timeout)
+
+    def restart(self, part: str, down_for: float, sig: int = signal.SIGKILL) -> None:
+        """Kill one process of the stack (SIGKILL: a crash, nothing cleaned up), leave it down
+        for `down_for` seconds, then start it again as the stack did."""
+        proc = self.handle.children[part]
+        os.killpg(proc.pid, sig)
+        proc.wait(15)
+        time.sleep(down_for)
+        argv, cwd = stack_mod.commands(self.cfg, sorted((self.var / "daemons").glob("lab-*.toml")))[part]
+        log = open(self.var / "log" / f"{part}.log", "ab")
+        self.handle.children[part] = subprocess.Popen(argv, cwd=cwd, env=self.env, stdout=log,
+                                                      stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                                      start_new_session=True)
+        if part == "web":
+            stack_mod.wait_http(self.url + "/api/auth/me/", 60, self.cfg.tls_cert or None)
 
     def manage(self, *args: str) -> str:
         return stack_mod.manage(self.cfg, self.env, *args, capture=True)
