@@ -94,6 +94,7 @@ def prepare(cfg: StackConfig, env: dict[str, str]) -> list[Path]:
                "--write-config", str(conf), *(["--ca-file", cfg.tls_ca or cfg.tls_cert] if cfg.tls_cert else []))
         configs.append(conf)
     token = manage(cfg, env, "user_token", DEMO_ACCOUNTS[0][0], capture=True).splitlines()[-1]
+    cfg.var.mkdir(parents=True, exist_ok=True)
     (cfg.var / "cli.json").write_text(json.dumps({"server": cfg.url, "token": token}))
     return configs
 
