@@ -159,8 +159,11 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             silent = time.monotonic() - self.last_frame
             if silent > dead_after:
                 logger.warning("daemon %s silent for %.1f s: closing its link", self.daemon_name, silent)
+                # OFFLINE first: closing a link whose peer is gone waits for a close handshake
+                # that never comes (the server's close_timeout, twice: 20 s and more), and the
+                # server may never report it either.
+                await self.disconnect(1006)
                 await self.close()
-                await self.disconnect(1006)  # the server may not report a close the peer never answers
                 return
 
     async def touch(self) -> None:
