@@ -43,16 +43,22 @@ end)
 """
 
 
-def newest(s, job: int, node: int) -> tuple[int, float]:
-    """(lines stored, newest line's print time) for one node, paging through the API."""
-    after, count, t = 0, 0, 0.0
-    while True:
-        page = s.api("GET", f"/api/jobs/{job}/logs/?node={node}&after={after}&limit=1000")
-        if not page["lines"]:
-            return count, t
-        count += len(page["lines"])
-        t = max(t, page["lines"][-1]["t"])
-        after = page["next_after"] or page["lines"][-1]["id"]
+class Cursor:
+    """Reads one node's stored lines through the API, each page once (the bench must not load
+    the controller it measures with re-reading every line)."""
+
+    def __init__(self, s, job: int, node: int) -> None:
+        self.s, self.job, self.node = s, job, node
+        self.after, self.count, self.newest_t = 0, 0, 0.0
+
+    def poll(self) -> "Cursor":
+        while True:
+            page = self.s.api("GET", f"/api/jobs/{self.job}/logs/?node={self.node}&after={self.after}&limit=1000")
+            if not page["lines"]:
+                return self
+            self.count += len(page["lines"])
+            self.newest_t = max(self.newest_t, page["lines"][-1]["t"])
+            self.after = page["next_after"] or page["lines"][-1]["id"]
 
 
 def stored_seqs(s, job: int, node: int) -> list[int]:
@@ -101,11 +107,12 @@ def main() -> int:
             detect = wait_daemon_states(s, ["bench-host"], {"OFFLINE"}, timeout=60)
             time.sleep(max(0.0, args.cut - (time.monotonic() - cut_at)))
             held = sum(f.stat().st_size for f in (Path(tmp) / "bench-host-work" / ".outbox").glob("seg-*"))
-            before = sum(newest(s, job, n)[0] for n in range(1, args.instances + 1))
+            cursors = [Cursor(s, job, n).poll() for n in range(1, args.instances + 1)]
+            before = sum(c.count for c in cursors)
             host.link_up()
             up_at = time.monotonic()
             while True:
-                ages = [time.time() - newest(s, job, n)[1] for n in range(1, args.instances + 1)]
+                ages = [time.time() - c.poll().newest_t for c in cursors]
                 if max(ages) < 1.0:
                     break
                 if time.monotonic() - up_at > 300:
@@ -113,7 +120,7 @@ def main() -> int:
                     break
                 time.sleep(0.25)
             catchup = time.monotonic() - up_at
-            after = sum(newest(s, job, n)[0] for n in range(1, args.instances + 1))
+            after = sum(c.count for c in cursors)
             reconnect = host.log_text().count("connected to")
             s.api("POST", f"/api/jobs/{job}/stop/")
             s.wait_job(job, {"KILLED", "ENDED", "FAILED"}, timeout=60)

@@ -31,19 +31,47 @@ from metrics.services import metric_lines_ingest
 from .commands import daemon_group
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
 from .services import (
+    Contact,
     daemon_authenticate,
     daemon_availability_set,
     daemon_disconnect,
     daemon_hello,
-    daemon_touch,
+    daemons_touch,
 )
 
 logger = logging.getLogger(__name__)
 
 CLOSE_REFUSED = 4001
 CLOSE_REPLACED = 4002
-TOUCH_EVERY = 1.0  # seconds: bound the last_contact writes under a log flood
+TOUCH_EVERY = 1.0  # seconds between two writes of the contacts this process heard
 ACK_EVERY = 0.5  # seconds: acks while frames come (every heartbeat is acked too)
+
+
+class ContactBook:
+    """The contacts this web process heard, written in one statement every TOUCH_EVERY
+    (services.daemons_touch): a consumer only notes them, never waits on the database for it."""
+
+    def __init__(self) -> None:
+        self.pending: dict[int, Contact] = {}
+        self.task: asyncio.Task[None] | None = None
+
+    def note(self, contact: Contact) -> None:
+        self.pending[contact.daemon_id] = contact
+        loop = asyncio.get_running_loop()
+        if self.task is None or self.task.done() or self.task.get_loop() is not loop:
+            self.task = loop.create_task(self.flush_while_pending())
+
+    async def flush_while_pending(self) -> None:
+        while self.pending:
+            await asyncio.sleep(TOUCH_EVERY)
+            batch, self.pending = list(self.pending.values()), {}
+            try:
+                await database_sync_to_async(daemons_touch)(contacts=batch)
+            except Exception:  # a database hiccup must not stop later contacts
+                logger.exception("recording %d daemons' contacts failed", len(batch))
+
+
+CONTACTS = ContactBook()
 
 
 def _blacklist() -> list[str]:
@@ -64,7 +92,6 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
     async def connect(self) -> None:
         self.pending: dict[str, str] = {}  # command ref → reply_to channel
         self.nodes: dict[int, set[int]] = {}  # job → nodes this daemon may log for
-        self.last_touch = 0.0
         self.last_frame = time.monotonic()
         self.acked = 0  # the last numbered frame processed
         self.last_ack = 0.0
@@ -106,7 +133,8 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             logger.warning("daemon %s sent unknown frame type %r", self.daemon_name, kind)
         if handler is not None:
             await handler(content)
-        await self.touch()
+        CONTACTS.note(Contact(self.daemon_id, self.channel_name, self.acked,
+                              self.health.get("load"), self.health.get("rtt_ms")))
         if self.acked and time.monotonic() - self.last_ack >= ACK_EVERY:
             await self.send_ack()
 
@@ -137,12 +165,12 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         if result.previous_channel:
             close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
             await self.channel_layer.send(result.previous_channel, close)
-        self.last_touch = time.monotonic()
         self.acked = result.acked
         blacklist = await database_sync_to_async(_blacklist)()
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
                               "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
                               "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER, "blacklist": blacklist})
+        self.last_frame = time.monotonic()  # the hello may have waited long on a busy database
         self.watchdog = asyncio.create_task(self.watch())
         for job_id in result.stale_jobs:  # runs there, but the controller gave up on it
             await self.send_json({"type": "stop", "ref": uuid.uuid4().hex, "job": job_id})
@@ -165,14 +193,6 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
                 await self.disconnect(1006)
                 await self.close()
                 return
-
-    async def touch(self) -> None:
-        now = time.monotonic()
-        if now - self.last_touch >= TOUCH_EVERY:
-            self.last_touch = now
-            await database_sync_to_async(daemon_touch)(
-                daemon_id=self.daemon_id, channel_name=self.channel_name, acked=self.acked,
-                load=self.health.get("load"), rtt_ms=self.health.get("rtt_ms"))
 
     async def on_heartbeat(self, content: dict[str, Any]) -> None:
         for key in ("load", "rtt_ms"):

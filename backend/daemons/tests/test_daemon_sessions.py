@@ -166,3 +166,21 @@ async def test_nodes_replaced_while_their_daemon_was_away_are_freed_when_it_retu
     free = await splayd.expect("free")
     assert (free["job"], free["ports"]) == (job.id, [20001])
     await splayd.close()
+
+
+def test_contacts_of_many_daemons_are_one_statement_and_spare_replaced_connections(
+        django_assert_num_queries) -> None:
+    from daemons.services import Contact, daemons_touch
+
+    here, _ = daemon_make("here", channel_name="chan-here", state=Daemon.State.UNSEEN)
+    moved, _ = daemon_make("moved", channel_name="chan-new")  # reconnected meanwhile
+    Daemon.objects.filter(id__in=[here.id, moved.id]).update(last_contact=timezone.now() - timedelta(seconds=60))
+    with django_assert_num_queries(1):
+        updated = daemons_touch(contacts=[Contact(here.id, "chan-here", 12, 0.5, None),
+                                          Contact(moved.id, "chan-old", 99, 3.0, 1.0)])
+    assert updated == 1
+    here.refresh_from_db()
+    moved.refresh_from_db()
+    assert (here.state, here.acked_seq, here.load, here.rtt_ms) == (Daemon.State.ONLINE, 12, 0.5, None)
+    assert (timezone.now() - here.last_contact).total_seconds() < 5
+    assert moved.acked_seq == 0 and (timezone.now() - moved.last_contact).total_seconds() > 50
