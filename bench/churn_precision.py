@@ -29,21 +29,12 @@ def pct(values: list[float], q: float) -> float:
 
 def on_the_service(args: argparse.Namespace) -> list[dict]:
     """The scenario as a job of a stack of its own; the churn events the daemons reported."""
-    import os
     sys.path[:0] = [str(ROOT / "backend"), str(ROOT / "tests")]
     from cli import services
     from stack_helpers import running_stack
 
-    var = ROOT / "var" / "bench"
-    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
-    os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
-    try:
+    with services.borrowed():
         return _run_job(args, running_stack)
-    finally:  # stop what this run started, as bench/run.py does
-        if started_here["DATABASE_URL"]:
-            services.stop_postgres(var)
-        if started_here["REDIS_URL"]:
-            services.stop_redis(var)
 
 
 def _run_job(args: argparse.Namespace, running_stack) -> list[dict]:

@@ -123,29 +123,20 @@ def main() -> int:
     p.add_argument("--daemons", type=int, default=200)
     p.add_argument("--seconds", type=float, default=60)
     args = p.parse_args()
-    var = ROOT / "var" / "bench"
-    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
-    os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
     heartbeat = float(os.environ.get("SPLAYLAB_HEARTBEAT", "2"))
-    try:
-        with tempfile.TemporaryDirectory() as tmp, \
-                running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=0, print_logs=False) as s:
-            out = s.manage("shell", "-c", (
-                "from daemons.services import daemon_create_or_rekey\n"
-                f"for i in range({args.daemons}):\n"
-                "    d, key = daemon_create_or_rekey(name=f'fake-{i}', max_instances=10, port_lo=30000, port_hi=30009)\n"
-                "    print(d.name, key)"))
-            daemons = [tuple(line.split()) for line in out.splitlines() if line.startswith("fake-")]
-            children = s.handle.children
-            pids = {"web": tree(children["web"].pid), "worker": tree(children["worker"].pid),
-                    "beat": tree(children["beat"].pid)}
-            url = s.url.replace("http", "ws", 1) + "/ws/daemon/"
-            asyncio.run(drive(url, daemons, heartbeat, args.seconds, pids))
-    finally:
-        if started_here["DATABASE_URL"]:
-            services.stop_postgres(var)
-        if started_here["REDIS_URL"]:
-            services.stop_redis(var)
+    with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
+            running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=0, print_logs=False) as s:
+        out = s.manage("shell", "-c", (
+            "from daemons.services import daemon_create_or_rekey\n"
+            f"for i in range({args.daemons}):\n"
+            "    d, key = daemon_create_or_rekey(name=f'fake-{i}', max_instances=10, port_lo=30000, port_hi=30009)\n"
+            "    print(d.name, key)"))
+        daemons = [tuple(line.split()) for line in out.splitlines() if line.startswith("fake-")]
+        children = s.handle.children
+        pids = {"web": tree(children["web"].pid), "worker": tree(children["worker"].pid),
+                "beat": tree(children["beat"].pid)}
+        url = s.url.replace("http", "ws", 1) + "/ws/daemon/"
+        asyncio.run(drive(url, daemons, heartbeat, args.seconds, pids))
     return 0
 
 

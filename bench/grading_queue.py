@@ -11,7 +11,6 @@ minute, and the spread of each one's wait. Asserts nothing about time.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 import tempfile
@@ -36,55 +35,46 @@ def main() -> int:
     n = args.submissions
     sources = [(CHORD / rel).read_text() for rel in
                ["reference/app.lua", "starter/app.lua", *sorted(f"variants/{v.name}" for v in (CHORD / "variants").glob("*.lua"))]]
-    var = ROOT / "var" / "bench"
-    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
-    os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
-    try:
-        with tempfile.TemporaryDirectory() as tmp, \
-                running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=2, max_instances=100, print_logs=False) as s:
-            (demo,) = [c for c in s.api("GET", "/api/courses/", token=s.teacher_token)
-                       if c["slug"] == "distributed-systems-demo"]
-            tokens = s.manage("shell", "-c", (
-                "from accounts.models import User; from courses.models import Course, Membership; "
-                "from rest_framework.authtoken.models import Token; "
-                "c = Course.objects.get(slug='distributed-systems-demo')\n"
-                f"for i in range({n}):\n"
-                "    u = User.objects.create_user(f'bench-student-{i}', password='x')\n"
-                "    Membership.objects.create(user=u, course=c, role='student')\n"
-                "    print(Token.objects.create(user=u).key)")).split()[-n:]
-            url = f"/api/courses/{demo['id']}/assignments/chord/submissions/"
+    with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
+            running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=2, max_instances=100, print_logs=False) as s:
+        (demo,) = [c for c in s.api("GET", "/api/courses/", token=s.teacher_token)
+                   if c["slug"] == "distributed-systems-demo"]
+        tokens = s.manage("shell", "-c", (
+            "from accounts.models import User; from courses.models import Course, Membership; "
+            "from rest_framework.authtoken.models import Token; "
+            "c = Course.objects.get(slug='distributed-systems-demo')\n"
+            f"for i in range({n}):\n"
+            "    u = User.objects.create_user(f'bench-student-{i}', password='x')\n"
+            "    Membership.objects.create(user=u, course=c, role='student')\n"
+            "    print(Token.objects.create(user=u).key)")).split()[-n:]
+        url = f"/api/courses/{demo['id']}/assignments/chord/submissions/"
 
-            def submit(i: int) -> int:
-                return s.api("POST", url, {"source": sources[i % len(sources)]}, token=tokens[i])["id"]
+        def submit(i: int) -> int:
+            return s.api("POST", url, {"source": sources[i % len(sources)]}, token=tokens[i])["id"]
 
-            t0 = time.monotonic()
-            with ThreadPoolExecutor(16) as pool:
-                ids = list(pool.map(submit, range(n)))
-            submitted = time.monotonic() - t0
-            print(f"{n} submissions accepted in {submitted:.1f} s; grading...", file=sys.stderr)
-            done: dict[int, dict] = {}
-            while len(done) < n:
-                for i, sid in enumerate(ids):
-                    if sid not in done:
-                        sub = s.api("GET", f"/api/submissions/{sid}/", token=tokens[i])
-                        if sub["status"] in ("graded", "error"):
-                            done[sid] = sub
-                time.sleep(1)
-            total = time.monotonic() - t0
-            created = {sid: datetime.fromisoformat(d["created_at"]) for sid, d in done.items()}
-            waits = sorted((datetime.fromisoformat(d["graded_at"]) - created[sid]).total_seconds()
-                           for sid, d in done.items() if d["graded_at"])
-            errors = sum(d["status"] == "error" for d in done.values())
-            print(f"grading queue: {n} submissions of assignments/chord arriving at once "
-                  f"(reference, starter and {len(sources) - 2} variants in turn)")
-            print(f"  all graded after {total:.1f} s: {60 * n / total:.1f} submissions/minute, "
-                  f"{total / n:.1f} s each on average; {errors} grading errors")
-            print(f"  submit -> graded: median {statistics.median(waits):.1f} s, max {max(waits):.1f} s")
-    finally:
-        if started_here["DATABASE_URL"]:
-            services.stop_postgres(var)
-        if started_here["REDIS_URL"]:
-            services.stop_redis(var)
+        t0 = time.monotonic()
+        with ThreadPoolExecutor(16) as pool:
+            ids = list(pool.map(submit, range(n)))
+        submitted = time.monotonic() - t0
+        print(f"{n} submissions accepted in {submitted:.1f} s; grading...", file=sys.stderr)
+        done: dict[int, dict] = {}
+        while len(done) < n:
+            for i, sid in enumerate(ids):
+                if sid not in done:
+                    sub = s.api("GET", f"/api/submissions/{sid}/", token=tokens[i])
+                    if sub["status"] in ("graded", "error"):
+                        done[sid] = sub
+            time.sleep(1)
+        total = time.monotonic() - t0
+        created = {sid: datetime.fromisoformat(d["created_at"]) for sid, d in done.items()}
+        waits = sorted((datetime.fromisoformat(d["graded_at"]) - created[sid]).total_seconds()
+                       for sid, d in done.items() if d["graded_at"])
+        errors = sum(d["status"] == "error" for d in done.values())
+        print(f"grading queue: {n} submissions of assignments/chord arriving at once "
+              f"(reference, starter and {len(sources) - 2} variants in turn)")
+        print(f"  all graded after {total:.1f} s: {60 * n / total:.1f} submissions/minute, "
+              f"{total / n:.1f} s each on average; {errors} grading errors")
+        print(f"  submit -> graded: median {statistics.median(waits):.1f} s, max {max(waits):.1f} s")
     return 0
 
 

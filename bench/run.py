@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import http.cookiejar
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -109,10 +108,7 @@ async def log_throughput(s: RunningStack, nodes: int, lines_per_node: int) -> tu
 
 
 def main() -> None:
-    var = ROOT / "var" / "bench"
-    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
-    os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
-    with tempfile.TemporaryDirectory() as tmp, \
+    with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
             running_stack(Path(tmp), 8777, "splaylab_bench", 7, daemons=2, max_instances=100,
                           print_logs=False, daemon_config=f"log_lines_per_second = {RATE}\n") as s:
         print("SplayLab benchmarks (2 local daemons, 100 slots each)")
@@ -125,10 +121,6 @@ def main() -> None:
             print(f"log lines to a websocket subscriber, {nodes:>2} node(s) printing {per_node} each as "
                   f"fast as they can: {delivered / elapsed:,.0f} lines/s delivered ({delivered} lines in "
                   f"{elapsed:.2f} s from submit; {dropped} dropped by the per-instance rate limit)")
-    if started_here["DATABASE_URL"]:
-        services.stop_postgres(var)
-    if started_here["REDIS_URL"]:
-        services.stop_redis(var)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ prints the time until the daemon is OFFLINE. Asserts nothing about time.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -80,12 +79,9 @@ def main() -> int:
     why = require_root()
     if why:
         sys.exit(why)
-    var = ROOT / "var" / "bench"
-    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
-    os.environ.update(services.ensure_services(var, services.ServicePorts(54349, 63809)))
     bridge_up()
     try:
-        with tempfile.TemporaryDirectory() as tmp, \
+        with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
                 running_stack(Path(tmp) / "stack", 8777, "splaylab_bench", 7, daemons=0,
                               host=BRIDGE_IP, print_logs=False) as s:
             conf = Path(tmp) / "splayd.toml"
@@ -143,10 +139,6 @@ def main() -> int:
             host.destroy()
     finally:
         cleanup_all()
-        if started_here["DATABASE_URL"]:
-            services.stop_postgres(var)
-        if started_here["REDIS_URL"]:
-            services.stop_redis(var)
     return 0
 
 

@@ -13,6 +13,8 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -137,6 +139,25 @@ def ensure_services(var: Path, ports: ServicePorts = ServicePorts()) -> dict[str
     env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or start_postgres(var, ports.postgres)
     env["REDIS_URL"] = os.environ.get("REDIS_URL") or start_redis(var, ports.redis)
     return env
+
+
+BENCH_VAR = Path(__file__).resolve().parents[2] / "var" / "bench"
+BENCH_PORTS = ServicePorts(54349, 63809)
+
+
+@contextmanager
+def borrowed(var: Path = BENCH_VAR, ports: ServicePorts = BENCH_PORTS) -> Iterator[None]:
+    """DATABASE_URL / REDIS_URL in os.environ for the block: the given ones, else servers
+    started under `var`, stopped again on the way out (the benchmarks' way)."""
+    started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
+    os.environ.update(ensure_services(var, ports))
+    try:
+        yield
+    finally:
+        if started_here["DATABASE_URL"]:
+            stop_postgres(var)
+        if started_here["REDIS_URL"]:
+            stop_redis(var)
 
 
 def stop_services(var: Path) -> None:
