@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from multihost_helpers import (BRIDGE_IP, Host, bridge_up, cleanup_all, config_override, require_root,
-                               wait_daemon_states)
+from multihost_helpers import (BRIDGE_IP, Host, bridge_up, cleanup_all, config_override,
+                               require_root, wait_daemon_states)
 from stack_helpers import RunningStack, running_stack
 
 MH_PORT = 8770
@@ -60,6 +60,12 @@ def hosts(mh_stack: RunningStack, tmp_path: Path) -> Iterator[Callable[..., list
     """
     test_no = next(_TESTS)
     made: list[Host] = []
+    # An earlier test's host that died with its cable cut (no FIN reached the controller) stays
+    # ONLINE until the controller's heartbeat watchdog drops it (SPLAYLAB_DAEMON_DEAD_AFTER):
+    # wait for that, so that no job of this test is scheduled on a dead daemon.
+    leftovers = [d["name"] for d in mh_stack.api("GET", "/api/daemons/", token=mh_stack.teacher_token)]
+    if leftovers:
+        wait_daemon_states(mh_stack, leftovers, {"OFFLINE", "UNSEEN"}, timeout=30)
     controller = f"ws://{BRIDGE_IP}:{mh_stack.cfg.port}/ws/daemon/"
 
     def make(n: int, *, max_instances: int = 10, ports: tuple[int, int] = (20000, 20099),
