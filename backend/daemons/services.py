@@ -174,11 +174,23 @@ def daemons_touch(*, contacts: list[Contact]) -> int:
         load=per_daemon("load", "load"), rtt_ms=per_daemon("rtt_ms", "rtt_ms"))
 
 
-def daemon_availability_set(*, daemon_id: int, available: bool, reason: str) -> None:
-    """The owner's policy changed its mind. Going unavailable, the daemon evicts its nodes
-    itself and reports them LOST (churn: keep-population replaces them elsewhere)."""
-    Daemon.objects.filter(id=daemon_id).update(
-        available=available, unavailable_reason="" if available else reason[:300])
+def daemon_availability_set(*, daemon_id: int, available: bool, reason: str) -> list[int]:
+    """The owner's policy changed its mind. Going unavailable, the daemon evicts its running
+    nodes itself and reports them LOST (churn: keep-population replaces them elsewhere); it
+    also drops its reserved slots without a report, so those (keep-population spares, nodes
+    listed but not started) are LOST here, and no replacement waits on them. Returns them."""
+    with transaction.atomic():
+        Daemon.objects.filter(id=daemon_id).update(
+            available=available, unavailable_reason="" if available else reason[:300])
+        if available:
+            return []
+        reserved = JobInstance.objects.filter(daemon_id=daemon_id, state=IState.RESERVED, node__isnull=False)
+        lost = list(reserved.values_list("id", flat=True))
+        jobs = set(reserved.values_list("job_id", flat=True))
+        reserved.update(state=IState.LOST, exit_reason=f"evicted: {reason}"[:300])
+    for job_id in sorted(jobs):
+        job_finish_if_done(job_id)
+    return lost
 
 
 def daemon_disconnect(*, daemon_id: int, channel_name: str, acked: int | None = None,

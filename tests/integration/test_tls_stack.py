@@ -18,7 +18,7 @@ pytestmark = pytest.mark.stack
 HELLO = 'require "splay.base"\nevents.run(function() print("hello over tls from " .. job.position) end)\n'
 
 
-def test_daemons_connect_over_verified_tls_and_a_job_runs(tmp_path: Path) -> None:
+def test_daemons_connect_over_verified_tls_and_a_job_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     cert, key = tmp_path / "controller.pem", tmp_path / "controller.key"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
                     "-subj", "/CN=splaylab-test", "-addext", "subjectAltName=IP:127.0.0.1",
@@ -31,16 +31,19 @@ def test_daemons_connect_over_verified_tls_and_a_job_runs(tmp_path: Path) -> Non
             assert 'controller = "wss://127.0.0.1:8769/ws/daemon/"' in text and str(cert) in text
         daemons = s.api("GET", "/api/daemons/", token=s.teacher_token)
         assert [d["state"] for d in daemons] == ["ONLINE", "ONLINE"]
-        job = s.api("POST", "/api/jobs/", {"code": HELLO, "nodes": 2, "duration": 10})
-        done = s.wait_job(job["id"], {"ENDED", "FAILED", "KILLED", "NO_RESOURCES"}, timeout=60)
-        assert done["state"] == "ENDED", done
-        logs = s.api("GET", f"/api/jobs/{job['id']}/logs/")
-        texts = [ln["text"] for ln in logs["lines"]]
-        assert sorted(t for t in texts if "over tls" in t) == ["hello over tls from 1", "hello over tls from 2"]
-        # Plain http is not served at all: the daemons could not have fallen back to it.
-        with pytest.raises(Exception):
-            urllib.request.urlopen("http://127.0.0.1:8769/api/auth/me/", timeout=5)
-        # And the certificate is really checked: an untrusting client is refused.
+        # The certificate is really checked: a client that does not trust it is refused.
         with pytest.raises(urllib.error.URLError) as refused:
             urllib.request.urlopen(s.url + "/api/auth/me/", timeout=5, context=ssl.create_default_context())
         assert "CERTIFICATE_VERIFY_FAILED" in str(refused.value)
+        # The CLI (https, and wss for --follow) trusts the certificate through SSL_CERT_FILE.
+        app = tmp_path / "hello.lua"
+        app.write_text(HELLO)
+        monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+        result = s.cli("submit", str(app), "--nodes", "2", "--time", "10", "--follow")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "hello over tls from 1" in result.stdout and "hello over tls from 2" in result.stdout
+        job_id = int(result.stderr.split("job ", 1)[1].split(" ", 1)[0])
+        assert s.api("GET", f"/api/jobs/{job_id}/")["state"] == "ENDED"
+        # Plain http is not served at all: the daemons could not have fallen back to it.
+        with pytest.raises(Exception):
+            urllib.request.urlopen("http://127.0.0.1:8769/api/auth/me/", timeout=5)

@@ -184,3 +184,24 @@ def test_contacts_of_many_daemons_are_one_statement_and_spare_replaced_connectio
     assert (here.state, here.acked_seq, here.load, here.rtt_ms) == (Daemon.State.ONLINE, 12, 0.5, None)
     assert (timezone.now() - here.last_contact).total_seconds() < 5
     assert moved.acked_seq == 0 and (timezone.now() - moved.last_contact).total_seconds() > 50
+
+
+def test_going_unavailable_loses_the_reserved_slots_the_daemon_dropped(student) -> None:
+    from daemons.services import daemon_availability_set
+
+    daemon, _ = daemon_make("laptop")
+    job = job_make(student, state=Job.State.RUNNING, nodes=2)
+    running = instance_make(job, 1, daemon)
+    spare = instance_make(job, 2, daemon, state=JobInstance.State.RESERVED)
+    assert daemon_availability_set(daemon_id=daemon.id, available=False,
+                                   reason="owner active: terminal /dev/pts/0 used 1 s ago") == [spare.id]
+    spare.refresh_from_db()
+    running.refresh_from_db()
+    daemon.refresh_from_db()
+    assert spare.state == JobInstance.State.LOST
+    assert spare.exit_reason == "evicted: owner active: terminal /dev/pts/0 used 1 s ago"
+    assert running.state == JobInstance.State.RUNNING  # the daemon reports its own evictions
+    assert not daemon.available and daemon.unavailable_reason.startswith("owner active")
+    assert daemon_availability_set(daemon_id=daemon.id, available=True, reason="") == []
+    daemon.refresh_from_db()
+    assert daemon.available and daemon.unavailable_reason == ""
