@@ -21,6 +21,7 @@ from daemons.commands import Command, Reply, commands_send
 from daemons.models import Daemon
 from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
+from lib.network import netmodel
 
 from .churn import network_overlay as churn_network_overlay
 from .churn import plan_load as churn_plan_load
@@ -83,13 +84,15 @@ class Ask:
     limits: dict[str, Any]  # the descriptor's limits (daemon names)
     labels: dict[str, list[str]]  # label -> accepted values
     factor: float  # REGISTER ceil(nodes x factor) slots
+    bandwidth: float | None = None  # bytes/s per node, when the job's network names it
 
 
 def job_ask(job: Job) -> Ask:
     descriptor = Descriptor(values=dict(job.descriptor or {}))
     factor = descriptor.factor if descriptor.factor is not None else settings.SPLAYLAB_SUPERSET
+    asked = (job.network or {}).get("bandwidth")
     return Ask(max_mem=descriptor.max_mem, limits=descriptor.limits(), labels=descriptor.daemon_labels,
-               factor=max(1.0, float(factor)))
+               factor=max(1.0, float(factor)), bandwidth=netmodel.parse_rate(str(asked)) if asked else None)
 
 
 def labels_text(labels: dict[str, list[str]]) -> str:
@@ -132,6 +135,9 @@ def daemon_request(ask: Ask, daemon: Daemon) -> tuple[dict[str, Any] | None, str
     cpu_ceiling = _ceiling(ceilings, "max_cpu_seconds")
     if cpu_ceiling is not None:
         max_cpu = min(max_cpu, int(cpu_ceiling))
+    bandwidth_ceiling = _ceiling(ceilings, "max_bandwidth_kbps")  # 0: no cap
+    if ask.bandwidth is not None and bandwidth_ceiling and ask.bandwidth * 8 / 1000 > bandwidth_ceiling:
+        return None, f"bandwidth {ask.bandwidth * 8 / 1000:g} kbit/s above their owners' limit"
     for name, value in ask.limits.items():
         if name not in CEILINGS:
             continue

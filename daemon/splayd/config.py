@@ -52,6 +52,7 @@ class Config:
     outbox_max_mb: int = 256  # logs kept on disk while the controller is unreachable
     ca_file: Path | None = None  # wss://: trust this CA (PEM) instead of the system's
     nice: int = 0  # instances' CPU share: their niceness (0-19; Docker: cpu_shares)
+    max_bandwidth_kbps: int = 0  # each node's sending rate, kilobits/s (0: no cap), via netem
     labels: dict[str, str] = field(default_factory=dict)  # sent in hello (room, owner, ...)
     # The owner's availability policy (availability.py, README "Availability").
     availability: str = "always"  # always | idle | windows
@@ -88,6 +89,7 @@ _INTS = {  # field -> minimum
     "max_receive_mb": 1,
     "log_lines_per_second": 1,
     "outbox_max_mb": 1,
+    "max_bandwidth_kbps": 0,
 }
 _STRINGS = ("name", "controller", "key", "ip", "luajit", "sandbox", "bwrap", "availability")
 _PATHS = ("work_dir", "sandbox_dir", "ca_file", "power_supply_dir")

@@ -318,7 +318,32 @@ class JobManager:
         return {"max_mem_mb": c.max_mem_mb, "max_cpu_seconds": c.max_cpu_seconds,
                 "disk_max_size_mb": c.disk_max_size_mb, "disk_max_files": c.disk_max_files,
                 "max_sockets": c.max_sockets, "max_send_mb": c.max_send_mb,
-                "max_receive_mb": c.max_receive_mb, "nice": c.nice}
+                "max_receive_mb": c.max_receive_mb, "nice": c.nice,
+                "max_bandwidth_kbps": c.max_bandwidth_kbps}
+
+    def _network_within_bandwidth(self, network: Any, total_nodes: int, job_id: int) -> Any:
+        """The job's emulated network under the owner's `max_bandwidth_kbps`: a job asking a
+        higher bandwidth is refused (INVALID_NET); one asking none (or no network at all) is
+        emulated at that rate, each node's sends shaped by the runtime's netem token bucket."""
+        cap_kbps = self.config.max_bandwidth_kbps
+        if not cap_kbps:
+            return network
+        if network is None:
+            network = {"options": {"net": "lan"}, "seed": job_id, "nodes": total_nodes}
+        if not isinstance(network, dict) or not isinstance(network.get("options"), dict):
+            return network  # compile_network refuses it with its own reason
+        netmodel = _netmodel(self.config.sandbox_dir)
+        asked = network["options"].get("bandwidth")
+        if asked:
+            try:
+                rate = netmodel.parse_rate(str(asked))
+            except netmodel.NetModelError:
+                return network  # likewise
+            if rate * 8 / 1000 > cap_kbps:
+                raise CommandError(f"INVALID_NET: asked a bandwidth of {asked} per node, this daemon "
+                                   f"allows {cap_kbps} kbit/s")
+            return network
+        return {**network, "options": {**network["options"], "bandwidth": f"{cap_kbps}kbit"}}
 
     def hello_owner(self) -> dict[str, Any]:
         """The owner's side of hello: labels, ceilings, availability (docs/architecture.md,
@@ -497,8 +522,9 @@ class JobManager:
         if "limits" in cmd:  # the same limits as register's (a `list` may correct them)
             job.limits = self._limits({**cmd, "max_mem": job.limits.max_mem, "max_cpu": job.limits.max_cpu,
                                        "duration": job.limits.duration})
-        if "network" in cmd:
-            job.net_blocks = await asyncio.to_thread(compile_network, self.config.sandbox_dir, cmd["network"],
+        network = self._network_within_bandwidth(cmd.get("network"), len(nodes), job.id)
+        if network is not None:
+            job.net_blocks = await asyncio.to_thread(compile_network, self.config.sandbox_dir, network,
                                                      sorted(listed), job.limits.duration or 3600)
         if "churn" in cmd:
             job.timeline = parse_timeline(cmd["churn"], listed)

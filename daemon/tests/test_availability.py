@@ -8,6 +8,7 @@ for /sys/class/power_supply, and max_load is set out of reach unless the load ru
 """
 from __future__ import annotations
 
+import json
 import os
 import time
 from datetime import datetime, timedelta
@@ -279,12 +280,12 @@ async def test_always_policy_never_probes(tmp_path: Path) -> None:
 # ---- labels, ceilings ----------------------------------------------------------------------
 async def test_hello_carries_labels_ceilings_and_availability(controller: FakeController, run_daemon) -> None:
     async with run_daemon(labels={"room": "B12", "owner": "volunteer"}, nice=5, max_sockets=16,
-                          disk_max_size_mb=32):
+                          disk_max_size_mb=32, max_bandwidth_kbps=8000):
         hello = controller.hellos[0]
         assert hello["labels"] == {"room": "B12", "owner": "volunteer"}
         assert hello["limits"] == {"max_mem_mb": 128, "max_cpu_seconds": 5, "disk_max_size_mb": 32,
                                    "disk_max_files": 1000, "max_sockets": 16, "max_send_mb": 1024,
-                                   "max_receive_mb": 1024, "nice": 5}
+                                   "max_receive_mb": 1024, "nice": 5, "max_bandwidth_kbps": 8000}
         assert hello["availability"] == {"policy": "always", "available": True, "reason": ""}
 
 
@@ -363,3 +364,23 @@ def test_docker_containers_get_the_cpu_share_of_that_niceness(tmp_path: Path) ->
         return sb.container_config("img")["cpu_shares"]
 
     assert [shares(n) for n in (0, 5, 10, 19)] == [1024, 336, 110, 15]
+
+
+async def test_the_owners_bandwidth_caps_every_node_and_a_job_asking_more_is_refused(
+    controller: FakeController, run_daemon
+) -> None:
+    sleeper = 'require "splay.base"\nevents.run(function() events.sleep(5) end)'
+    async with run_daemon(max_bandwidth_kbps=800) as server:  # 100,000 bytes/s per node
+        reply = await controller.command("register", job=41, count=1, max_mem=64 * 1024 * 1024, max_cpu=5, duration=10)
+        port = reply["ports"][0]
+        listing = {"code": sleeper, "filename": "app.lua", "instances": [{"node": 1, "port": port}],
+                   "nodes": [{"ip": "127.0.0.1", "port": port}]}
+        too_fast = {"options": {"net": "king", "bandwidth": "2MB/s"}, "seed": 1, "nodes": 1}
+        reply = await controller.command("list", job=41, network=too_fast, **listing)
+        assert reply == {"type": "reply", "ref": reply["ref"], "ok": False,
+                         "reason": "INVALID_NET: asked a bandwidth of 2MB/s per node, this daemon allows 800 kbit/s"}
+        assert (await controller.command("list", job=41, **listing))["ok"]  # no network asked
+        assert (await controller.command("start", job=41))["ok"]
+        spec = json.loads((server.config.work_dir / "job-41" / "node-1" / "job.json").read_text())
+        assert spec["net"]["bandwidth"] == 100_000 and spec["net"]["model"] == "lan"
+        await controller.command("stop", job=41)

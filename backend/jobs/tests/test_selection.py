@@ -91,6 +91,15 @@ def test_factor_from_the_descriptor_or_the_setting(settings, student) -> None:
     assert labelled.labels == {"room": ["B12"]}
 
 
+def test_a_bandwidth_above_the_owners_cap_excludes_and_no_cap_or_no_ask_does_not(student) -> None:
+    ask = job_ask(job_make(student, network={"net": "king", "bandwidth": "2MB/s"}))
+    assert ask.bandwidth == 2e6
+    capped = _daemon(limits={**CEILINGS, "max_bandwidth_kbps": 8000})  # 1 MB/s
+    assert daemon_request(ask, capped) == (None, "bandwidth 16000 kbit/s above their owners' limit")
+    assert daemon_request(ask, _daemon(limits={**CEILINGS, "max_bandwidth_kbps": 0}))[0] is not None
+    assert daemon_request(job_ask(job_make(student)), capped)[0] is not None  # the daemon caps it
+
+
 # --- through the scheduler, with daemons on the websocket ------------------------------------
 
 pytestmark = pytest.mark.django_db(transaction=True)
