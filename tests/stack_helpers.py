@@ -64,6 +64,18 @@ class RunningStack:
         return subprocess.run([str(ROOT / "splaylab"), *args], cwd=ROOT, env=env, text=True,
                               capture_output=True, timeout=timeout)
 
+    def logs(self, job_id: int, node: int | None = None) -> list[dict]:
+        """Every stored log line of a job (or of one node), paging through the API."""
+        lines: list[dict] = []
+        after = 0
+        while True:
+            query = f"after={after}&limit=1000" + (f"&node={node}" if node is not None else "")
+            page = self.api("GET", f"/api/jobs/{job_id}/logs/?{query}")
+            if not page["lines"]:
+                return lines
+            lines += page["lines"]
+            after = page["next_after"]
+
     def restart(self, part: str, down_for: float, sig: int = signal.SIGKILL) -> None:
         """Kill one process of the stack (SIGKILL: a crash, nothing cleaned up), leave it down
         for `down_for` seconds, then start it again as the stack did."""

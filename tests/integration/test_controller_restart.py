@@ -34,9 +34,9 @@ def test_jobs_continue_and_state_converges_across_a_controller_crash(tmp_path: P
         after = {d["name"]: d for d in s.api("GET", "/api/daemons/", token=s.teacher_token)}
         assert all(d["state"] == "ONLINE" for d in after.values()), after
         for node in range(1, 5):
-            page = s.api("GET", f"/api/jobs/{job['id']}/logs/?node={node}&limit=1000")
-            seqs = [ln["seq"] for ln in page["lines"]]
-            ticks = [ln["text"] for ln in page["lines"] if ln["text"].startswith("tick ")]
+            lines = s.logs(job["id"], node)
+            seqs = [ln["seq"] for ln in lines]
+            ticks = [ln["text"] for ln in lines if ln["text"].startswith("tick ")]
             assert ticks == [f"tick {i}" for i in range(1, 301)], (node, len(ticks))
             assert seqs == list(range(1, len(seqs) + 1)), node  # nothing lost, nothing doubled
         assert set(before) == set(after)

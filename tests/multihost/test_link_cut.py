@@ -37,16 +37,6 @@ LINE = re.compile(r"^n (\d+)$")
 CONNECTED = re.compile(r"connected to \S+ as daemon \S+ \(session (\w+)\)")
 
 
-def job_logs(stack, job_id: int) -> list[dict]:
-    lines, after = [], 0
-    while True:
-        page = stack.api("GET", f"/api/jobs/{job_id}/logs/?after={after}&limit=1000")
-        lines += page["lines"]
-        if not page["lines"]:
-            return lines
-        after = page["next_after"]
-
-
 def test_a_link_cut_for_60_s_loses_no_log_line_and_no_instance(mh_stack, hosts) -> None:
     four = hosts(4, max_instances=2)
     cut = four[1]
@@ -80,7 +70,7 @@ def test_a_link_cut_for_60_s_loses_no_log_line_and_no_instance(mh_stack, hosts) 
     print(f"host 2's daemon ONLINE again {back_after:.1f} s after the link came back")
 
     job = mh_stack.wait_job(job["id"], {"ENDED", "FAILED", "KILLED", "NO_RESOURCES"}, timeout=120)
-    logs = job_logs(mh_stack, job["id"])
+    logs = mh_stack.logs(job["id"])
 
     # The daemon was welcomed twice, into the same session (it resumed; nothing was reset).
     sessions = CONNECTED.findall(cut.log_text())

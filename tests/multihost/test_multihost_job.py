@@ -51,16 +51,6 @@ REPLY = re.compile(r"^reply from (\d+) (\S+)$")
 DONE = re.compile(r"^done (\d+) (\S+)$")
 
 
-def job_logs(stack, job_id: int) -> list[dict]:
-    lines, after = [], 0
-    while True:
-        page = stack.api("GET", f"/api/jobs/{job_id}/logs/?after={after}")
-        lines += page["lines"]
-        if not page["lines"]:
-            return lines
-        after = page["next_after"]
-
-
 def test_a_job_spread_over_four_hosts_runs_and_its_nodes_talk_across_hosts(mh_stack, hosts) -> None:
     # 2 slots per host and 8 nodes: the scheduler has to use every host (all 8 slots).
     four = hosts(4, max_instances=2)
@@ -70,7 +60,7 @@ def test_a_job_spread_over_four_hosts_runs_and_its_nodes_talk_across_hosts(mh_st
     job = mh_stack.api("POST", "/api/jobs/", {"name": "multihost-mesh", "nodes": NODES,
                                               "duration": 40, "code": MESH_APP})
     job = mh_stack.wait_job(job["id"], {"ENDED", "FAILED", "KILLED", "NO_RESOURCES"}, timeout=90)
-    logs = job_logs(mh_stack, job["id"])
+    logs = mh_stack.logs(job["id"])
     text = "\n".join(f"node {ln['node']} {ln['level']} {ln['text']}" for ln in logs)
 
     assert job["state"] == "ENDED", (job, text)
