@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNTIME_PACKAGES=(luajit lua-socket lua-cjson lua-filesystem bubblewrap postgresql redis-server)
-TEST_PACKAGES=(chromium lua-busted lua-check docker.io) # --test: browser, Lua specs and lint, Docker backend
+# --test: browser, Lua specs and lint, Docker backend; iproute2 and iptables for the multi-host
+# tests' network namespaces (tests/multihost), openssl for the TLS tests' certificates
+TEST_PACKAGES=(chromium lua-busted lua-check docker.io iproute2 iptables openssl)
 DOCKER_PACKAGES=(docker.io debootstrap docker-compose) # --docker: make docker-check
 packages=("${RUNTIME_PACKAGES[@]}")
 for flag in "$@"; do
