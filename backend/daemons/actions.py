@@ -145,9 +145,13 @@ def controller_addresses() -> tuple[str, ...]:
 
 def blacklist_addresses() -> list[str]:
     """What every daemon gets (welcome's `blacklist` and `blacklist` commands):
-    SPLAYLAB_BLACKLIST, then controller_addresses(), then the instructors' entries; each once."""
+    SPLAYLAB_BLACKLIST, then controller_addresses(), then the instructors' entries; each once.
+    A controller address that a daemon advertises for its nodes (a daemon on the controller's
+    own host) is left out: nodes there must reach each other on it, and the node policy (a
+    job's own ports only) already keeps them off the controller's services."""
+    nodes_use = set(Daemon.objects.exclude(ip__isnull=True).values_list("ip", flat=True))
     out: list[str] = []
-    for text in [*settings.SPLAYLAB_BLACKLIST, *controller_addresses(),
+    for text in [*settings.SPLAYLAB_BLACKLIST, *(a for a in controller_addresses() if a not in nodes_use),
                  *BlacklistEntry.objects.values_list("address", flat=True)]:
         if text and text not in out:
             out.append(text)

@@ -196,6 +196,15 @@ def test_controller_addresses_leave_out_loopback(settings, monkeypatch) -> None:
         actions.controller_addresses.cache_clear()
 
 
+def test_a_controller_address_that_a_daemon_advertises_is_not_blacklisted(db, settings, monkeypatch) -> None:
+    monkeypatch.setattr(actions, "controller_addresses", lambda: ("10.1.2.3", "192.0.2.7"))
+    settings.SPLAYLAB_BLACKLIST = []
+    assert actions.blacklist_addresses() == ["10.1.2.3", "192.0.2.7"]
+    daemon_make("on-the-controller-host", ip="10.1.2.3")  # its nodes talk to each other there
+    BlacklistEntry.objects.create(address="10.1.2.3")  # an instructor's entry still counts
+    assert actions.blacklist_addresses() == ["192.0.2.7", "10.1.2.3"]
+
+
 @pytest.mark.parametrize("method,path", [
     ("get", "/api/daemons/"), ("post", "/api/daemons/"), ("post", "/api/daemons/{id}/revoke/"),
     ("post", "/api/daemons/{id}/rotate-key/"), ("post", "/api/daemons/{id}/drain/"),
