@@ -28,6 +28,7 @@ from logs.publisher import log_lines_publish, metric_chunks_publish
 from logs.services import log_lines_ingest
 from metrics.services import metric_lines_ingest
 
+from .actions import blacklist_addresses
 from .commands import daemon_group
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
 from .services import (
@@ -72,12 +73,6 @@ class ContactBook:
 
 
 CONTACTS = ContactBook()
-
-
-def _blacklist() -> list[str]:
-    from .actions import blacklist_addresses
-
-    return blacklist_addresses()
 
 
 def _job_nodes(daemon_id: int, job_id: int) -> set[int]:
@@ -166,7 +161,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
             await self.channel_layer.send(result.previous_channel, close)
         self.acked = result.acked
-        blacklist = await database_sync_to_async(_blacklist)()
+        blacklist = await database_sync_to_async(blacklist_addresses)()
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
                               "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
                               "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER, "blacklist": blacklist})
