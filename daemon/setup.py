@@ -5,7 +5,7 @@
   `pip install -r requirements.txt`);
 - the runtime: node.lua and lib/ of the repository's sandbox/ (what the nodes run, the same
   files as splayd.docker_image.SANDBOX_INCLUDE), plus netmodel.py and data/cities.csv (the
-  daemon compiles a job's emulated network with them, splayd.jobs.compile_network), are copied
+  daemon compiles a job's emulated network with them, splayd.jobspec.compile_network), are copied
   into the built package as splayd/runtime/, where an installed splayd looks for them
   (splayd.config.DEFAULT_SANDBOX_DIR).
   An sdist carries them as runtime/ next to setup.py, so a wheel built from it has them too.

@@ -271,7 +271,7 @@ class Instance:
         self._window_start = 0.0  # log rate limit: the current one-second window
         self._window_lines = 0
         self.dropped = 0  # lines dropped in the current window, not yet reported
-        # Churn jobs (jobs.Timeline): the join or leave to attach to the next report, the
+        # Churn jobs (timeline.Timeline): the join or leave to attach to the next report, the
         # scenario's clock (seconds since its t = 0), and whether the node joins again later
         # (then an end is reported LEFT: the slot stays for that join).
         self.churn_next: dict[str, Any] | None = None

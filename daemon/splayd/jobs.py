@@ -9,6 +9,9 @@ holds no slot any more.
 Docker backend: a job's container (docker_backend.DockerJobSandbox, `job.sandbox`) is opened at
 the job's first `start` (its directory exists by then) and closed (killed and removed) when
 the job is freed or stopped, or the daemon shuts down (`kill_all` waits for the closes).
+
+What the commands carry is checked in jobspec.py (limits, network, bootstrap list); a churn
+job's scenario is timeline.py's.
 """
 from __future__ import annotations
 
@@ -17,8 +20,6 @@ import heapq
 import ipaddress
 import json
 import logging
-import math
-import random
 import shutil
 import socket
 import time
@@ -30,112 +31,18 @@ from .config import MB, Config
 from .instances import GATE_FILE, LEAVE_GRACE, Instance, Limits, fmt_seconds, fmt_size
 from .docker_backend import NODE_ARGV, DockerJobSandbox, DockerSandboxError
 from .isolation import TMP_SIZE, Isolation
+from .jobspec import (CommandError, bootstrap_nodes, compile_network, int_arg, netmodel_module,
+                      runtime_limits)
 from .outbox import Outbox
+from .timeline import Timeline, parse_churn_events, parse_timeline
 
 logger = logging.getLogger("splayd")
 
 RESERVATION_TIMEOUT = 120.0  # seconds a registered slot may wait for `start`
 KILL_WAIT = 3.0  # seconds `stop` waits for killed processes to be reaped
 SCENARIO_ENDED = "the scenario ended"  # a churn job's end; the controller knows it by this reason
-JOIN_PRESTART = 2.0  # seconds before its instant a join's process starts, held at its gate
 
 Reply = dict[str, Any]
-
-
-class CommandError(Exception):
-    """A command the daemon refuses; the message is the reply's reason."""
-
-
-@dataclass
-class Timeline:
-    """A churn job's scenario on this daemon: its nodes' joins and leaves, run against this
-    daemon's clock from t = 0 (`start` + its `lead`). Listed nodes without events are spares,
-    started only by a `join` command (keep_population).
-
-    A join is dispatched JOIN_PRESTART early (never before its node's previous event): its
-    process starts and loads the runtime, then waits at a gate that the daemon opens at the
-    planned instant, so the time a process takes to start is not in the join's error."""
-    events: list[tuple[float, float, int, str, bool]]  # heap of (due, t, node, "join" | "leave", graceful)
-    end: float | None  # the scenario's `stop`
-    t0: float | None = None  # time.monotonic() of t = 0, once started
-    epoch: float | None = None  # the same instant on the wall clock
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    task: asyncio.Task[None] | None = None
-    plays: dict[int, int] = field(default_factory=dict)  # spare node -> the position it plays
-    spares: set[int] = field(default_factory=set)  # listed nodes without events of their own
-    chains: dict[int, asyncio.Task[None]] = field(default_factory=dict)  # node -> its latest event's task
-    joining: set[int] = field(default_factory=set)  # nodes whose join is dispatched, not yet done
-    ended: bool = False  # the scenario ended or the job was stopped
-    ended_as: tuple[str, str] | None = None  # evicted: the (state, reason) of joins still starting
-
-    def now(self) -> float:
-        return time.monotonic() - (self.t0 or time.monotonic())
-
-    def rejoins(self, node: int) -> bool:
-        return node in self.joining or any(n == node and kind == "join" for _, _, n, kind, _ in self.events)
-
-    def close(self) -> None:
-        """No more events: the scenario ended or the job was stopped (joins still starting kill
-        their node once it runs)."""
-        self.events.clear()
-        self.ended = True
-        if self.task is not None:
-            self.task.cancel()
-
-    def add(self, events: list[tuple[float, int, str, bool]]) -> None:
-        for ev in dispatch_order(events, after=self.last_t(events[0][1]) if events else None):
-            heapq.heappush(self.events, ev)
-        self.wake.set()
-
-    def last_t(self, node: int) -> float | None:
-        return max((t for _, t, n, _, _ in self.events if n == node), default=None)
-
-
-def dispatch_order(events: list[tuple[float, int, str, bool]],
-                   after: float | None = None) -> list[tuple[float, float, int, str, bool]]:
-    """(due, t, node, kind, graceful) of one node's events: a join is due JOIN_PRESTART before
-    its time but not before the node's previous event (its leave must be done first); ties
-    keep the order of t."""
-    out = []
-    previous = after
-    for t, node, kind, graceful in sorted(events):
-        due = t
-        if kind == "join":
-            due = t - JOIN_PRESTART if previous is None else max(t - JOIN_PRESTART, previous)
-        out.append((due, t, node, kind, graceful))
-        previous = t
-    return out
-
-
-def parse_churn_events(node: int, raw: Any) -> list[tuple[float, int, str, bool]]:
-    """[[t, "join" | "leave", graceful], ...] of one node (LIST's churn.events, join's events)."""
-    if not isinstance(raw, list):
-        raise CommandError(f"churn: events of node {node}: expected a list")
-    out = []
-    for ev in raw:
-        if not (isinstance(ev, list) and len(ev) == 3 and isinstance(ev[0], (int, float))
-                and not isinstance(ev[0], bool) and math.isfinite(ev[0]) and ev[0] >= 0
-                and ev[1] in ("join", "leave")):
-            raise CommandError(f"churn: node {node}: expected [t >= 0, 'join' | 'leave', graceful], got {ev!r}")
-        out.append((float(ev[0]), node, str(ev[1]), bool(ev[2])))
-    return out
-
-
-def parse_timeline(churn: Any, listed: dict[int, int]) -> Timeline:
-    if not isinstance(churn, dict) or not isinstance(churn.get("events"), dict):
-        raise CommandError("churn: expected {events: {node: [[t, kind, graceful], ...]}, end}")
-    end = churn.get("end")
-    if end is not None and (not isinstance(end, (int, float)) or isinstance(end, bool) or end < 0):
-        raise CommandError(f"churn.end: expected a number of seconds or null, got {end!r}")
-    events: list[tuple[float, float, int, str, bool]] = []
-    for key, raw in churn["events"].items():
-        node = int(key) if str(key).isdigit() else 0
-        if node not in listed:
-            raise CommandError(f"churn: node {key} is not listed on this daemon")
-        events += dispatch_order(parse_churn_events(node, raw))
-    heapq.heapify(events)
-    return Timeline(events=events, end=float(end) if end is not None else None,
-                    spares=set(listed) - {n for _, _, n, _, _ in events})
 
 
 @dataclass
@@ -165,113 +72,8 @@ class Job:
         return tl.t0 + min(ends) if ends else None
 
 
-def _netmodel(sandbox_dir: Path) -> Any:
-    """sandbox/netmodel.py of this daemon's sandbox directory, loaded once."""
-    import importlib.util
-    import sys
-    name = "splaylab_netmodel"
-    if name not in sys.modules:
-        spec_file = sandbox_dir / "netmodel.py"
-        loader = importlib.util.spec_from_file_location(name, spec_file)
-        if loader is None or loader.loader is None:
-            raise CommandError(f"network: cannot load {spec_file}")
-        module = importlib.util.module_from_spec(loader)
-        sys.modules[name] = module   # dataclasses look their module up there
-        loader.loader.exec_module(module)
-    return sys.modules[name]
-
-
-def compile_network(sandbox_dir: Path, network: Any, nodes: list[int], duration: float) -> dict[int, Any]:
-    """The `net` blocks of this daemon's instances, compiled by sandbox/netmodel.py from the
-    options the controller sent (docs/network.md); {} when nothing is emulated."""
-    if not isinstance(network, dict) or not isinstance(network.get("options"), dict):
-        raise CommandError("network: expected {options, seed, nodes}")
-    netmodel = _netmodel(sandbox_dir)
-    try:
-        spec = netmodel.spec_from_options(network["options"])
-        blocks = netmodel.compile_job(spec, _int(network, "nodes", 1), _int(network, "seed", 0),
-                                      duration=duration, positions=nodes)
-    except netmodel.NetModelError as e:
-        raise CommandError(f"network: {e}") from None
-    overlay = network.get("overlay")  # a churn scenario's partitions and loss/latency phases
-    if overlay is not None and not (isinstance(overlay, dict) and isinstance(overlay.get("partitions"), list)
-                                    and isinstance(overlay.get("phases"), list)):
-        raise CommandError("network.overlay: expected {partitions: [...], phases: [...]}")
-    blocks = netmodel.with_overlay(blocks, overlay, len(nodes), spec.mtu)
-    return dict(zip(nodes, blocks)) if blocks else {}
-
-
-def _int(cmd: dict[str, Any], name: str, minimum: int = 0) -> int:
-    v = cmd.get(name)
-    if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
-        raise CommandError(f"{name}: expected an integer >= {minimum}, got {v!r}")
-    return v
-
-
-def bootstrap_nodes(nodes: list[Any], list_type: str, list_size: int,
-                    rng: random.Random | None = None) -> list[Any]:
-    """job.nodes of one instance (SPLAY's list_type/list_size): head = the first list_size
-    nodes of the deployment, random = list_size of them picked at random (per instance);
-    list_size 0 (or at least the deployment) = all of them, in deployment order."""
-    if list_size <= 0 or list_size >= len(nodes):
-        return list(nodes)
-    if list_type == "random":
-        return (rng or random).sample(nodes, list_size)
-    return list(nodes[:list_size])
-
-
-# job.json "limits" (read by the Lua runtime) ← the controller's "limits" object, within
-# this daemon's ceilings (a request above one is refused with the SPLAY-style code).
-RUNTIME_LIMITS = ("max_sockets", "max_send", "max_receive", "udp_drop_ratio", "disk_max_size",
-                  "disk_max_files")
-
-
-def above_ceiling(key: str, asked: int, ceiling: int) -> str:
-    """The refusal of a limit asked above the owner's ceiling, code first."""
-    if key == "disk_max_size":
-        return f"INVALID_DISK: asked {fmt_size(asked)} of disk per node, this daemon allows {fmt_size(ceiling)}"
-    if key == "disk_max_files":
-        return f"INVALID_DISK: asked {asked} files per node, this daemon allows {ceiling}"
-    if key in ("max_send", "max_receive"):
-        return (f"INVALID_NET: asked {key} = {fmt_size(asked)} per node, "
-                f"this daemon allows {fmt_size(ceiling)}")
-    if key == "max_sockets":
-        return f"INVALID_SOCKETS: asked {asked} sockets per node, this daemon allows {ceiling}"
-    raise KeyError(key)
-
-
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
-    if asked is None:
-        asked = {}
-    if not isinstance(asked, dict):
-        raise CommandError("limits: expected an object")
-    ceilings: dict[str, int | float] = {
-        "max_sockets": cfg.max_sockets,
-        "max_send": cfg.max_send_mb * MB,
-        "max_receive": cfg.max_receive_mb * MB,
-        "udp_drop_ratio": 0.0,
-        "disk_max_size": cfg.disk_max_size_mb * MB,
-        "disk_max_files": cfg.disk_max_files,
-    }
-    out: dict[str, Any] = dict(ceilings)
-    for key, value in asked.items():
-        if key not in ceilings:
-            raise CommandError(f"limits.{key}: unknown limit (known: {', '.join(RUNTIME_LIMITS)})")
-        if key == "udp_drop_ratio":
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
-                raise CommandError(f"limits.udp_drop_ratio: expected a number between 0 and 1, got {value!r}")
-            out[key] = float(value)
-            continue
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise CommandError(f"limits.{key}: expected an integer >= 0, got {value!r}")
-        if value > ceilings[key]:
-            raise CommandError(above_ceiling(key, value, int(ceilings[key])))
-        out[key] = value
-    return out
 
 
 def port_is_free(port: int) -> bool:
@@ -332,7 +134,7 @@ class JobManager:
             network = {"options": {"net": "lan"}, "seed": job_id, "nodes": total_nodes}
         if not isinstance(network, dict) or not isinstance(network.get("options"), dict):
             return network  # compile_network refuses it with its own reason
-        netmodel = _netmodel(self.config.sandbox_dir)
+        netmodel = netmodel_module(self.config.sandbox_dir)
         asked = network["options"].get("bandwidth")
         if asked:
             try:
@@ -415,7 +217,7 @@ class JobManager:
             return {"ok": False, "reason": str(e)}
 
     def _job(self, cmd: dict[str, Any]) -> Job:
-        job_id = _int(cmd, "job", 1)
+        job_id = int_arg(cmd, "job", 1)
         job = self.jobs.get(job_id)
         if job is None:
             raise CommandError(f"job {job_id} has no reservation on this daemon")
@@ -424,8 +226,8 @@ class JobManager:
     async def cmd_register(self, cmd: dict[str, Any]) -> Reply:
         """Reserve `count` slots, each with a port, within the owner's limits; refusals start
         with a SPLAY-style code (UNAVAILABLE, INVALID_*, NO_SLOTS, BUSY_PORTS)."""
-        job_id = _int(cmd, "job", 1)
-        count = _int(cmd, "count", 1)
+        job_id = int_arg(cmd, "job", 1)
+        count = int_arg(cmd, "count", 1)
         cfg = self.config
         self._check_available()
         limits = self._limits(cmd)
@@ -485,7 +287,7 @@ class JobManager:
         )
 
     async def cmd_free(self, cmd: dict[str, Any]) -> Reply:
-        job_id = _int(cmd, "job", 1)
+        job_id = int_arg(cmd, "job", 1)
         job = self.jobs.get(job_id)
         if job is None:
             return {"ok": True, "ports": []}
@@ -509,7 +311,7 @@ class JobManager:
             raise CommandError("nodes: expected a list of {ip, port}")
         listed: dict[int, int] = {}
         for item in cmd.get("instances") or []:
-            node, port = _int(item, "node", 1), _int(item, "port", 1)
+            node, port = int_arg(item, "node", 1), int_arg(item, "port", 1)
             if port not in job.ports:
                 raise CommandError(f"port {port} is not reserved for job {job.id}")
             listed[node] = port
@@ -518,7 +320,7 @@ class JobManager:
         list_type = cmd.get("list_type", "head")
         if list_type not in ("head", "random"):
             raise CommandError(f"list_type: expected head or random, got {list_type!r}")
-        list_size = _int(cmd, "list_size", 0) if "list_size" in cmd else 0
+        list_size = int_arg(cmd, "list_size", 0) if "list_size" in cmd else 0
         if "limits" in cmd:  # the same limits as register's (a `list` may correct them)
             job.limits = self._limits({**cmd, "max_mem": job.limits.max_mem, "max_cpu": job.limits.max_cpu,
                                        "duration": job.limits.duration})
@@ -569,13 +371,13 @@ class JobManager:
         tl = job.timeline
         if tl is None or tl.t0 is None:
             raise CommandError(f"job {job.id} has no running churn scenario on this daemon")
-        node = _int(cmd, "node", 1)
+        node = int_arg(cmd, "node", 1)
         if node not in job.listed:
             raise CommandError(f"node {node} is not listed on this daemon")
         current = job.instances.get(node)
         if current is not None and (current.running or (current.done.is_set() and not tl.rejoins(node))):
             raise CommandError(f"node {node} is not a free spare")
-        tl.plays[node] = _int(cmd, "plays", 1)
+        tl.plays[node] = int_arg(cmd, "plays", 1)
         tl.add(parse_churn_events(node, cmd.get("events") or []))
         try:
             await self._churn_join(job, node, planned=None)
@@ -584,7 +386,7 @@ class JobManager:
         return {"ok": True, "t": round(tl.now(), 3)}
 
     async def cmd_stop(self, cmd: dict[str, Any]) -> Reply:
-        job_id = _int(cmd, "job", 1)
+        job_id = int_arg(cmd, "job", 1)
         job = self.jobs.get(job_id)
         if job is None:
             return {"ok": True}
