@@ -13,7 +13,8 @@ its returncode goes through the same `exit_outcome`, and the daemon's kills go t
 `kill_instance`; the disk watch and the log rate limit are the same (the working directory
 is under the job directory the container bind-mounts).
 Output is capped at `log_lines_per_second` lines per second: the rest of the second's lines
-are dropped and replaced by one "log rate limit: N lines dropped" record.
+are dropped and replaced by one "log rate limit: N lines dropped" record. `probe` and `trace`
+records (records.MEASUREMENT_LEVELS, bounded by the runtime) are neither counted nor dropped.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ from typing import Any, Callable
 
 from .isolation import Isolation
 from .outbox import Outbox
-from .records import LineSplitter, parse_record
+from .records import MEASUREMENT_LEVELS, LineSplitter, parse_record
 
 logger = logging.getLogger("splayd")
 
@@ -448,7 +449,7 @@ class Instance:
         if level == "error" and self.first_error is None and text.strip():
             self.first_error = text.strip()  # kept for the exit reason even if dropped below
         rate = self.limits.log_lines_per_second
-        if rate:
+        if rate and level not in MEASUREMENT_LEVELS:
             now = time.monotonic()
             if now - self._window_start >= RATE_WINDOW:
                 self.report_dropped()

@@ -32,7 +32,7 @@ from .instances import GATE_FILE, LEAVE_GRACE, Instance, Limits, fmt_seconds, fm
 from .docker_backend import NODE_ARGV, DockerJobSandbox, DockerSandboxError
 from .isolation import TMP_SIZE, Isolation
 from .jobspec import (CommandError, bootstrap_nodes, compile_network, int_arg, netmodel_module,
-                      runtime_limits)
+                      runtime_limits, trace_block)
 from .outbox import Outbox
 from .timeline import Timeline, parse_churn_events, parse_timeline
 
@@ -62,6 +62,7 @@ class Job:
     net_epoch: float | None = None  # wall clock of the first START: partition offsets count from it
     timeline: Timeline | None = None  # a churn job's scenario (docs/churn.md, "On the service")
     blacklist: list[str] = field(default_factory=list)  # the controller's blacklist when listed
+    trace: dict[str, int] | None = None  # job.json "trace" (docs/trace.md), None: no message trace
 
     def deadline(self) -> float | None:
         """A churn job's end on the monotonic clock: its duration or the scenario's stop."""
@@ -321,6 +322,7 @@ class JobManager:
         if list_type not in ("head", "random"):
             raise CommandError(f"list_type: expected head or random, got {list_type!r}")
         list_size = int_arg(cmd, "list_size", 0) if "list_size" in cmd else 0
+        trace = trace_block(cmd.get("trace"))
         if "limits" in cmd:  # the same limits as register's (a `list` may correct them)
             job.limits = self._limits({**cmd, "max_mem": job.limits.max_mem, "max_cpu": job.limits.max_cpu,
                                        "duration": job.limits.duration})
@@ -333,6 +335,7 @@ class JobManager:
         job.code, job.nodes, job.listed = code, nodes, listed
         job.list_type, job.list_size = list_type, list_size
         job.blacklist = list(self.blacklist)
+        job.trace = trace
         return {"ok": True}
 
     async def cmd_start(self, cmd: dict[str, Any]) -> Reply:
@@ -589,6 +592,8 @@ class JobManager:
         }
         if node in job.net_blocks:
             spec["net"], spec["net_epoch"] = job.net_blocks[node], job.net_epoch
+        if job.trace is not None:
+            spec["trace"] = dict(job.trace)
         if held:
             spec["gate"] = GATE_FILE
         (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")

@@ -123,3 +123,26 @@ def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
             raise CommandError(above_ceiling(key, value, int(ceilings[key])))
         out[key] = value
     return out
+
+
+# job.json "trace" (read by the Lua runtime, docs/trace.md) ← `list`'s "trace".
+TRACE_DEFAULT_EVENTS = 20_000
+TRACE_MAX_EVENTS = 1_000_000
+
+
+def trace_block(raw: Any) -> dict[str, int] | None:
+    """The job's message trace: None (absent, null, false) for none; true or {} for the
+    default listing; {"max_events": N} with 1 <= N <= TRACE_MAX_EVENTS."""
+    if raw is None or raw is False:
+        return None
+    if raw is True:
+        return {"max_events": TRACE_DEFAULT_EVENTS}
+    if not isinstance(raw, dict):
+        raise CommandError(f'trace: expected true, false or {{"max_events": N}}, got {raw!r}')
+    unknown = sorted(set(raw) - {"max_events"})
+    if unknown:
+        raise CommandError(f"trace.{unknown[0]}: unknown option (known: max_events)")
+    n = raw.get("max_events", TRACE_DEFAULT_EVENTS)
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= TRACE_MAX_EVENTS:
+        raise CommandError(f"trace.max_events: expected an integer between 1 and {TRACE_MAX_EVENTS:,}, got {n!r}")
+    return {"max_events": n}

@@ -5,7 +5,11 @@ Anything else on stdout, and everything on stderr, is logged at level ``error``.
 """
 from __future__ import annotations
 
-LEVELS = frozenset({"debug", "info", "warning", "error", "print", "metric"})
+LEVELS = frozenset({"debug", "info", "warning", "error", "print", "metric", "probe", "trace"})
+# The measurement plane (docs/trace.md): written by the runtime and the assignment's harness,
+# never by the app, bounded by the runtime (trace.max_events), so the app's log rate limit does
+# not apply to them: an app printing without end cannot erase its own trace.
+MEASUREMENT_LEVELS = frozenset({"probe", "trace"})
 MAX_LINE_BYTES = 4096
 TRUNCATED_MARK = " [line truncated at 4096 bytes]"
 
