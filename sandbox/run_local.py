@@ -34,60 +34,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import resource
 import selectors
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import Any, Callable
 
 SANDBOX = Path(__file__).resolve().parent
-DAEMON_DIR = SANDBOX.parent / "daemon"  # splayd (the Docker backend), imported on demand
 NODE_LUA = SANDBOX / "node.lua"
-LEVELS = {"debug", "info", "warning", "error", "print", "metric"}
-MAX_LINE = 4096
-PORT_RANGE = (20000, 60000)
-GRACE_S = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later
 
-
-def node_port_range() -> tuple[int, int]:
-    """PORT_RANGE minus the kernel's ephemeral ports: an outgoing connection of one node must
-    not take the port another node is about to bind (seen once in 500-node runs)."""
-    try:
-        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return PORT_RANGE
-    if low - PORT_RANGE[0] >= 4000:
-        return PORT_RANGE[0], min(PORT_RANGE[1], low)
-    return PORT_RANGE
-
-
-def free_port_base(n: int, host: str = "127.0.0.1", tries: int = 50) -> int:
-    """A base port b such that b .. b+n-1 are free for TCP and UDP on host."""
-    rng = random.Random()
-    for _ in range(tries):
-        lo, hi = node_port_range()
-        base = rng.randrange(lo, max(lo + 1, hi - n))
-        held: list[socket.socket] = []
-        try:
-            for port in range(base, base + n):
-                for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
-                    s = socket.socket(socket.AF_INET, kind)
-                    held.append(s)
-                    s.bind((host, port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in held:
-                s.close()
-    raise RuntimeError(f"no {n} consecutive free ports found on {host}")
+if str(SANDBOX) not in sys.path:
+    sys.path.insert(0, str(SANDBOX))
+from run_records import GRACE_S, MAX_LINE, Output, parse_line, report_exit, report_graceful_leave  # noqa: E402
+from run_setup import free_port_base, job_spec  # noqa: E402,F401  (free_port_base: tests import it here)
 
 
 def rlimit_preexec(max_mem: int, max_cpu: int, max_files: int, max_fsize: int) -> Callable[[], None]:
@@ -110,108 +74,6 @@ class Node:
         self.kill_at: float | None = None  # a graceful leave's SIGKILL deadline
 
 
-def parse_line(raw: bytes) -> tuple[str, str]:
-    text = raw[:MAX_LINE].decode("utf-8", "replace")
-    head, sep, rest = text.partition("\t")
-    if sep and head in LEVELS:
-        return head, rest
-    return "error", text
-
-
-class Output:
-    """Live console lines and the JSONL file."""
-
-    def __init__(self, out: IO[str] | None, start: float, quiet: bool) -> None:
-        self.out, self.start, self.quiet = out, start, quiet
-        self.virtual: float | None = None  # a simulation's virtual time: `t` and the console stamp
-
-    def _now(self) -> float:
-        return self.start + self.virtual if self.virtual is not None else time.time()
-
-    def record(self, k: int, level: str, text: str) -> None:
-        now = self._now()
-        rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3)}
-        if level == "metric":
-            try:
-                m = json.loads(text)
-                rec.update(kind="metric", name=str(m["name"]), value=m["value"])
-                if m.get("type"):
-                    rec["type"] = m["type"]
-                if m.get("fields"):
-                    rec["fields"] = m["fields"]
-            except (ValueError, KeyError, TypeError):
-                rec.update(kind="log", level="error", text="malformed metric record: " + text)
-        else:
-            rec.update(kind="log", level=level, text=text)
-        self.write(rec, now)
-
-    def churn(self, k: int, event: str, planned: float, graceful: bool = False) -> None:
-        now = self._now()
-        rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3), "kind": "churn", "event": event,
-                               "planned": planned}
-        if graceful:
-            rec["graceful"] = True
-        self.write(rec, now)
-
-    def exit(self, k: int, code: int, reason: str) -> None:
-        now = self._now()
-        self.write({"node": k, "t": round(now - self.start, 3), "kind": "exit", "code": code,
-                    "text": reason}, now)
-
-    def write(self, rec: dict[str, Any], now: float) -> None:
-        if not self.quiet:
-            if self.virtual is not None:  # simulated: virtual seconds since the start
-                stamp = f"{self.virtual:>9.3f}s"
-            else:
-                stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
-            if rec["kind"] == "metric":
-                body = f"metric {rec['name']}={rec['value']}" + (
-                    f" {json.dumps(rec['fields'])}" if "fields" in rec else "")
-            elif rec["kind"] == "exit":
-                body = f"exit {rec['text']}"
-            elif rec["kind"] == "churn":
-                body = f"churn {rec['event']}{' (graceful)' if rec.get('graceful') else ''} " \
-                       f"(planned {rec['planned']:g} s)"
-            else:
-                body = f"{rec['level']} {rec['text']}"
-            sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
-            sys.stdout.flush()
-        if self.out:
-            if self.virtual is not None:
-                rec["sim"] = True   # a simulated run's records say so (docs/simulation.md)
-            self.out.write(json.dumps(rec) + "\n")
-
-
-def report_exit(output: Output, k: int, code: int) -> bool:
-    """The exit record of a node that ended by itself; True when it failed."""
-    if code < 0:
-        output.exit(k, code, f"killed by signal {-code}" + (
-            " (CPU time limit)" if -code in (signal.SIGXCPU, signal.SIGKILL) else ""))
-        return True
-    if code != 0:
-        output.exit(k, code, f"ended with exit code {code}")
-        return True
-    output.exit(k, 0, "ended normally")
-    return False
-
-
-def report_graceful_leave(output: Output, k: int, code: int, cut_short: bool = False) -> bool:
-    """The exit record of a node that was asked to leave gracefully; True when it failed
-    (an error in its on_leave handlers). Killed after the grace period is not a failure."""
-    if cut_short:
-        output.exit(k, code, "left (churn: graceful; still leaving when the run ended)")
-    elif code == 0:
-        output.exit(k, 0, "left (churn: graceful)")
-    elif code == -signal.SIGKILL:
-        output.exit(k, code, f"left (churn: graceful; killed after the {GRACE_S:g} s grace period)")
-    elif code < 0:
-        output.exit(k, code, f"left (churn: graceful; killed by signal {-code})")
-    else:
-        output.exit(k, code, f"left (churn: graceful; ended with exit code {code})")
-        return True
-    return False
-
-
 def bootstrap_list(args: argparse.Namespace) -> str | None:
     """The app's descriptor's list_type/list_size into args (job.nodes is that list, as on the
     service). A descriptor the service would refuse (e.g. nb_splayds beyond its live limit,
@@ -230,22 +92,6 @@ def bootstrap_list(args: argparse.Namespace) -> str | None:
     if d:
         args.list_type, args.list_size = d.list_type, d.list_size
     return None
-
-
-def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> dict[str, Any]:
-    if str(SANDBOX) not in sys.path:
-        sys.path.insert(0, str(SANDBOX))
-    import simulate  # sandbox/simulate.py: bootstrap_list, one reading for live and simulated runs
-    list_type, list_size = getattr(args, "list_type", "head"), getattr(args, "list_size", 0)
-    listed = simulate.bootstrap_list(nodes, list_type, list_size, args.seed or 0, k)
-    job = {"me": nodes[k - 1], "nodes": listed, "all_nodes": nodes,
-           "position": k, "job_id": 0, "duration": args.time, "list_type": list_type, "list_size": list_size}
-    if args.seed is not None:
-        job["seed"] = args.seed
-    if getattr(args, "net_blocks", None):
-        job["net"] = args.net_blocks[k - 1]
-        job["net_epoch"] = args.net_epoch
-    return job
 
 
 def network_blocks(args: argparse.Namespace) -> str | None:
@@ -359,6 +205,7 @@ def run(args: argparse.Namespace) -> int:
     if args.sim:
         return run_sim(args)
     if args.backend == "docker":
+        from run_docker import run_docker  # sandbox/run_docker.py: only for --backend docker
         return run_docker(args)
     app = Path(args.app)
     if not app.is_file():
@@ -509,121 +356,6 @@ def run(args: argparse.Namespace) -> int:
                     pass
                 node.proc.wait()
         sel.close()
-        if out_file:
-            out_file.close()
-        if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
-        else:
-            print(f"run_local: node directories kept in {root}", file=sys.stderr)
-    return 1 if failed else 0
-
-
-class RunLimits:
-    """What docker_backend.DockerJobSandbox needs (its SandboxLimits): the process backend's
-    rlimits."""
-
-    def __init__(self, max_mem: int, max_cpu: int, max_open_files: int, max_file_size: int) -> None:
-        self.max_mem, self.max_cpu = max_mem, max_cpu
-        self.max_open_files, self.max_file_size = max_open_files, max_file_size
-
-
-def load_docker_backend() -> tuple[Any, str | None]:
-    """(the splayd.docker_backend module, None) or (None, why the Docker backend cannot run)."""
-    try:
-        import docker  # noqa: F401  (the SDK: only for --backend docker)
-    except ImportError:
-        return None, ("--backend docker needs the Docker SDK for Python, not installed for "
-                      f"{sys.executable} (pip install docker; ./splaylab run uses the project's .venv)")
-    if str(DAEMON_DIR) not in sys.path:
-        sys.path.insert(0, str(DAEMON_DIR))
-    try:
-        from splayd import docker_backend
-    except ImportError as e:
-        return None, f"--backend docker: cannot import splayd's Docker backend from {DAEMON_DIR}: {e}"
-    if not docker_backend.detect_engine(timeout=3.0):
-        return None, ("--backend docker: no Docker engine answers (DOCKER_HOST or /var/run/docker.sock); "
-                      "start one, e.g. `sudo scripts/start-dockerd.sh`, or use --backend process")
-    return docker_backend, None
-
-
-def run_docker(args: argparse.Namespace) -> int:
-    import asyncio
-
-    app = Path(args.app)
-    if not app.is_file():
-        print(f"run_local: no such file: {app}", file=sys.stderr)
-        return 2
-    luajit = shutil.which("luajit")  # the image is built from the host's luajit and its libraries
-    if not luajit:
-        print("run_local: luajit not found (apt-get install luajit)", file=sys.stderr)
-        return 2
-    backend, why = load_docker_backend()
-    if backend is None:
-        print(f"run_local: {why}", file=sys.stderr)
-        return 2
-    try:
-        return asyncio.run(_run_docker(args, app, luajit, backend))
-    except KeyboardInterrupt:
-        return 1
-
-
-async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend: Any) -> int:
-    import asyncio
-
-    n, host = args.nodes, "127.0.0.1"
-    base = free_port_base(n, host)  # host networking: the same ports as the process backend
-    nodes = [{"ip": host, "port": base + i} for i in range(n)]
-    root = Path(tempfile.mkdtemp(prefix="splaylab-run-"))
-    root.chmod(0o755)  # bind-mounted at /work: the sandbox user (nobody under root) walks it
-    for k in range(1, n + 1):
-        wd = root / f"node-{k}"
-        wd.mkdir()
-        shutil.copyfile(app, wd / "app.lua")
-        (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
-    limits = RunLimits(args.max_mem, int(args.time) + 5, 256, 64 * 1024 * 1024)
-    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
-    failed = False
-    sandbox = None
-    execs: dict[int, Any] = {}
-    try:
-        try:
-            sandbox = backend.DockerJobSandbox(daemon_name=f"run-local-{os.getpid()}", job=0, job_dir=root,
-                                               sandbox_dir=SANDBOX, limits=limits, instances=n, luajit=luajit)
-            await sandbox.open()  # builds the image when absent (a few seconds, once)
-        except Exception as e:  # DockerSandboxError, ImageError, DockerException
-            print(f"run_local: cannot start the sandbox container: {e}", file=sys.stderr)
-            return 2
-        start = time.time()
-        output = Output(out_file, start, args.quiet)
-
-        def on_line(k: int) -> Callable[[bytes, bool, str], None]:
-            return lambda line, truncated, stream: output.record(k, *parse_line(line))
-
-        async def start_node(k: int) -> None:
-            execs[k] = await sandbox.start_instance(k, on_line(k), workdir=root / f"node-{k}")
-
-        results = await asyncio.gather(*(start_node(k) for k in range(1, n + 1)), return_exceptions=True)
-        errors = [r for r in results if isinstance(r, BaseException)]
-        if errors:
-            print(f"run_local: {errors[0]}", file=sys.stderr)
-            return 1
-        waits = {k: asyncio.ensure_future(ex.wait()) for k, ex in execs.items()}
-        await asyncio.wait(list(waits.values()), timeout=max(0.0, start + args.time - time.time()))
-        stopped = {k for k, w in waits.items() if not w.done()}
-        for k in sorted(stopped):
-            execs[k].kill()
-        if stopped:  # their last lines come before their exit records
-            await asyncio.wait([waits[k] for k in stopped], timeout=10)
-        for k in sorted(execs):
-            if k in stopped:
-                output.exit(k, 0, "stopped: duration of %s s reached" % args.time)
-            else:
-                failed = report_exit(output, k, waits[k].result()) or failed
-    except asyncio.CancelledError:
-        failed = True
-    finally:
-        if sandbox is not None:
-            await sandbox.close()  # kills what still runs, removes the container
         if out_file:
             out_file.close()
         if not args.keep:

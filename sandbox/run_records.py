@@ -1,0 +1,116 @@
+"""The records of a local run (sandbox/run_local.py, live, simulated or in Docker): a node's
+stdout line -> (level, text) -> a console line and a JSONL record (schema in sandbox/README.md).
+"""
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from typing import IO, Any
+
+LEVELS = {"debug", "info", "warning", "error", "print", "metric", "probe", "trace"}
+MAX_LINE = 4096
+GRACE_S = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later
+
+
+def parse_line(raw: bytes) -> tuple[str, str]:
+    text = raw[:MAX_LINE].decode("utf-8", "replace")
+    head, sep, rest = text.partition("\t")
+    if sep and head in LEVELS:
+        return head, rest
+    return "error", text
+
+
+class Output:
+    """Live console lines and the JSONL file."""
+
+    def __init__(self, out: IO[str] | None, start: float, quiet: bool) -> None:
+        self.out, self.start, self.quiet = out, start, quiet
+        self.virtual: float | None = None  # a simulation's virtual time: `t` and the console stamp
+
+    def _now(self) -> float:
+        return self.start + self.virtual if self.virtual is not None else time.time()
+
+    def record(self, k: int, level: str, text: str) -> None:
+        now = self._now()
+        rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3)}
+        if level == "metric":
+            try:
+                m = json.loads(text)
+                rec.update(kind="metric", name=str(m["name"]), value=m["value"])
+                if m.get("type"):
+                    rec["type"] = m["type"]
+                if m.get("fields"):
+                    rec["fields"] = m["fields"]
+            except (ValueError, KeyError, TypeError):
+                rec.update(kind="log", level="error", text="malformed metric record: " + text)
+        else:
+            rec.update(kind="log", level=level, text=text)
+        self.write(rec, now)
+
+    def churn(self, k: int, event: str, planned: float, graceful: bool = False) -> None:
+        now = self._now()
+        rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3), "kind": "churn", "event": event,
+                               "planned": planned}
+        if graceful:
+            rec["graceful"] = True
+        self.write(rec, now)
+
+    def exit(self, k: int, code: int, reason: str) -> None:
+        now = self._now()
+        self.write({"node": k, "t": round(now - self.start, 3), "kind": "exit", "code": code,
+                    "text": reason}, now)
+
+    def write(self, rec: dict[str, Any], now: float) -> None:
+        if not self.quiet:
+            if self.virtual is not None:  # simulated: virtual seconds since the start
+                stamp = f"{self.virtual:>9.3f}s"
+            else:
+                stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
+            if rec["kind"] == "metric":
+                body = f"metric {rec['name']}={rec['value']}" + (
+                    f" {json.dumps(rec['fields'])}" if "fields" in rec else "")
+            elif rec["kind"] == "exit":
+                body = f"exit {rec['text']}"
+            elif rec["kind"] == "churn":
+                body = f"churn {rec['event']}{' (graceful)' if rec.get('graceful') else ''} " \
+                       f"(planned {rec['planned']:g} s)"
+            else:
+                body = f"{rec['level']} {rec['text']}"
+            sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
+            sys.stdout.flush()
+        if self.out:
+            if self.virtual is not None:
+                rec["sim"] = True   # a simulated run's records say so (docs/simulation.md)
+            self.out.write(json.dumps(rec) + "\n")
+
+
+def report_exit(output: Output, k: int, code: int) -> bool:
+    """The exit record of a node that ended by itself; True when it failed."""
+    if code < 0:
+        output.exit(k, code, f"killed by signal {-code}" + (
+            " (CPU time limit)" if -code in (signal.SIGXCPU, signal.SIGKILL) else ""))
+        return True
+    if code != 0:
+        output.exit(k, code, f"ended with exit code {code}")
+        return True
+    output.exit(k, 0, "ended normally")
+    return False
+
+
+def report_graceful_leave(output: Output, k: int, code: int, cut_short: bool = False) -> bool:
+    """The exit record of a node that was asked to leave gracefully; True when it failed
+    (an error in its on_leave handlers). Killed after the grace period is not a failure."""
+    if cut_short:
+        output.exit(k, code, "left (churn: graceful; still leaving when the run ended)")
+    elif code == 0:
+        output.exit(k, 0, "left (churn: graceful)")
+    elif code == -signal.SIGKILL:
+        output.exit(k, code, f"left (churn: graceful; killed after the {GRACE_S:g} s grace period)")
+    elif code < 0:
+        output.exit(k, code, f"left (churn: graceful; killed by signal {-code})")
+    else:
+        output.exit(k, code, f"left (churn: graceful; ended with exit code {code})")
+        return True
+    return False
