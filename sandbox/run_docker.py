@@ -81,6 +81,8 @@ async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend:
         wd = root / f"node-{k}"
         wd.mkdir()
         shutil.copyfile(app, wd / "app.lua")
+        if args.harness:
+            shutil.copyfile(args.harness, wd / "harness.lua")
         (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
     limits = RunLimits(args.max_mem, int(args.time) + 5, 256, 64 * 1024 * 1024)
     out_file = open(args.out, "w", encoding="utf-8") if args.out else None

@@ -178,7 +178,9 @@ def run_sim(args: argparse.Namespace) -> int:
     job = simulate.SimJob(app=app, nodes=args.nodes, time=args.time, seed=seed,
                           net_blocks=getattr(args, "net_blocks", None), churn=churn, until=until,
                           stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
-                          list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0))
+                          list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0),
+                          harness=Path(args.harness) if args.harness else None,
+                          trace={"max_events": args.trace_max} if not args.no_trace else False)
     try:
         result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
     except RuntimeError as e:
@@ -238,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
         wd = root / (f"node-{k}" if sessions[k] == 1 else f"node-{k}.{sessions[k]}")
         wd.mkdir()
         shutil.copyfile(app, wd / "app.lua")
+        if args.harness:
+            shutil.copyfile(args.harness, wd / "harness.lua")
         (wd / "job.json").write_text(json.dumps(job_spec(args, nodes, k)))
         proc = subprocess.Popen([luajit, str(NODE_LUA), "job.json", "app.lua"], cwd=wd, env=env,
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -380,6 +384,13 @@ def parser() -> argparse.ArgumentParser:
                         "in one hardened container (needs the Docker SDK and an engine)")
     p.add_argument("--churn", metavar="FILE", help="a churn script or trace (docs/churn.md): nodes join "
                    "and leave as it says (process backend)")
+    grading = p.add_argument_group("measurement plane (docs/trace.md, docs/grading.md)")
+    grading.add_argument("--harness", metavar="FILE", help="an assignment's harness: loaded in every node before "
+                         "the app, in an environment of its own, with the runtime's capability")
+    grading.add_argument("--trace", action="store_true", help="live: trace every message (always on with --sim)")
+    grading.add_argument("--trace-max", type=int, default=20000, metavar="N",
+                         help="trace rows a node lists before it aggregates (default 20000)")
+    grading.add_argument("--no-trace", action="store_true", help="--sim without the trace (for benchmarks)")
     sim = p.add_argument_group("simulation (docs/simulation.md)")
     sim.add_argument("--sim", action="store_true", help="simulate: every node in one process on a virtual clock; "
                      "same seed, same output")
@@ -422,6 +433,12 @@ def main(argv: list[str]) -> int:
             return 2
     elif args.nodes is None:
         args.nodes = 3
+    if args.harness and not Path(args.harness).is_file():
+        print(f"run_local: no such file: {args.harness}", file=sys.stderr)
+        return 2
+    if args.trace_max < 1:
+        print("run_local: --trace-max must be >= 1", file=sys.stderr)
+        return 2
     if args.nodes < 1 or args.time <= 0:
         print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
         return 2

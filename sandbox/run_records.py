@@ -35,16 +35,26 @@ class Output:
     def record(self, k: int, level: str, text: str) -> None:
         now = self._now()
         rec: dict[str, Any] = {"node": k, "t": round(now - self.start, 3)}
-        if level == "metric":
+        if level in ("metric", "probe"):   # the app's metrics; a harness's trusted records
             try:
                 m = json.loads(text)
-                rec.update(kind="metric", name=str(m["name"]), value=m["value"])
+                rec.update(kind=level, name=str(m["name"]), value=m["value"])
                 if m.get("type"):
                     rec["type"] = m["type"]
                 if m.get("fields"):
                     rec["fields"] = m["fields"]
             except (ValueError, KeyError, TypeError):
-                rec.update(kind="log", level="error", text="malformed metric record: " + text)
+                rec.update(kind="log", level="error", text=f"malformed {level} record: " + text)
+        elif level == "trace":   # the runtime's trace rows (docs/trace.md)
+            try:
+                rows = json.loads(text)["rows"]
+                # live rows carry the node's clock: seconds since the run started, like `t`
+                shift = self.start if self.virtual is None else 0.0
+                for row in rows:
+                    row[0] = round(row[0] - shift, 6)
+                rec.update(kind="trace", rows=rows)
+            except (ValueError, KeyError, TypeError, IndexError):
+                rec.update(kind="log", level="error", text="malformed trace record: " + text[:200])
         else:
             rec.update(kind="log", level=level, text=text)
         self.write(rec, now)
@@ -68,8 +78,10 @@ class Output:
                 stamp = f"{self.virtual:>9.3f}s"
             else:
                 stamp = time.strftime("%H:%M:%S", time.localtime(now)) + f".{int(now * 1000) % 1000:03d}"
-            if rec["kind"] == "metric":
-                body = f"metric {rec['name']}={rec['value']}" + (
+            if rec["kind"] == "trace":   # a batch of message rows: `./splaylab trace FILE` reads them
+                body = None
+            elif rec["kind"] in ("metric", "probe"):
+                body = f"{rec['kind']} {rec['name']}={rec['value']}" + (
                     f" {json.dumps(rec['fields'])}" if "fields" in rec else "")
             elif rec["kind"] == "exit":
                 body = f"exit {rec['text']}"
@@ -78,8 +90,9 @@ class Output:
                        f"(planned {rec['planned']:g} s)"
             else:
                 body = f"{rec['level']} {rec['text']}"
-            sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
-            sys.stdout.flush()
+            if body is not None:
+                sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
+                sys.stdout.flush()
         if self.out:
             if self.virtual is not None:
                 rec["sim"] = True   # a simulated run's records say so (docs/simulation.md)

@@ -61,4 +61,8 @@ def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> d
     if getattr(args, "net_blocks", None):
         job["net"] = args.net_blocks[k - 1]
         job["net_epoch"] = args.net_epoch
+    if getattr(args, "trace", False):
+        job["trace"] = {"max_events": args.trace_max}
+    if getattr(args, "harness", None):
+        job["harness"] = "harness.lua"   # copied into the node's directory beside app.lua
     return job

@@ -62,6 +62,11 @@ local spec = cjson.decode(read_file(arg[1] or "sim.json"))
 for key, v in pairs(spec) do if v == cjson.null then spec[key] = nil end end
 world.init(here .. "/lib")
 local src = read_file(spec.app)
+-- an assignment's harness (docs/grading.md): loaded in every node before app.lua
+local harness_src = spec.harness and read_file(spec.harness) or nil
+-- the message trace is always on in simulation (docs/trace.md); `trace: false` turns it off
+-- for benchmarks only
+local trace_spec = spec.trace == false and nil or (type(spec.trace) == "table" and spec.trace or {})
 
 -- records out --------------------------------------------------------------------------------
 local out, nout = {}, 0
@@ -163,18 +168,26 @@ local function start_node(node)
   local events = w.require("splaylab.events")
   local node_spec = { me = spec.nodes[k], nodes = bootstrap_nodes(k), addresses = addresses, position = k,
     job_id = spec.job_id or 0, duration = spec.time, list_type = list_type, seed = seed, limits = spec.limits,
-    net = spec.net and spec.net[k] or nil, net_epoch = 0, fs_root = node_dir(k) }
+    net = spec.net and spec.net[k] or nil, net_epoch = 0, fs_root = node_dir(k), trace = trace_spec }
   local limits = boot.build_limits(node_spec.limits)
   local job = boot.build_job(node_spec, limits)
   local modules, loaders, fs = boot.runtime_modules(node_spec, job, limits)
+  local trace = w.require("splaylab.trace")
+  node.on_end = trace.flush
+  local henv, harness_stream
+  if harness_src then henv, harness_stream = boot.app_env(boot.build_job(node_spec, limits), modules, loaders, fs) end
   local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
   node.string = env.string
   string_of_node = env.string
   getmetatable("").__index = string_index
   env.load, env.loadstring, env.loadfile = interpreted(env.load), interpreted(env.loadstring), interpreted(env.loadfile)
 
-  local function failed(text, code)
+  local function flush_streams()
     stdout_stream.flush()
+    if harness_stream then harness_stream.flush() end
+  end
+  local function failed(text, code)
+    flush_streams()
     output.write("error", text)
     platform.exit(code)
   end
@@ -184,16 +197,24 @@ local function start_node(node)
     failed(boot.error_text(debug.traceback(co, tostring(err))), 1)
   end
   events.on_exit = function()
-    stdout_stream.flush()
+    flush_streams()
     platform.exit(0)
   end
 
+  local run_harness
+  if harness_src then
+    local herr
+    run_harness, herr = boot.compile_harness(harness_src, henv, env, world.new_math)
+    if not run_harness then return fatal(k, herr, EXIT_USAGE) end
+  end
   local chunk, syntax_err = boot.compile_app(src, env)
   if not chunk then return failed(syntax_err, 2) end
   jit.off(chunk, true)
-  local ok, err = xpcall(chunk, handler)
+  local ok, err = true, nil
+  if run_harness then ok, err = xpcall(run_harness, handler) end
+  if ok then ok, err = xpcall(chunk, handler) end
   if ok and events.pending() > 0 then ok, err = xpcall(events.run, handler) end
-  stdout_stream.flush()
+  flush_streams()
   if not ok then
     if err == MEMORY_ERROR then return fatal(k, "out of memory", EXIT_MEMORY) end
     failed(boot.error_text(err), 1)

@@ -84,6 +84,8 @@ class SimJob:
     max_cpu: int = 3600                     # CPU seconds of the whole simulation
     max_wall: float = 3600.0
     job_id: int = 0
+    harness: Path | None = None             # an assignment's harness (docs/grading.md)
+    trace: Any = None                       # the trace block ({max_events}); False: off (benchmarks)
 
 
 @dataclass
@@ -187,8 +189,11 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "until": job.until if job.until is not None else job.time, "stop_reason": job.stop_reason,
         "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
         "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
+        "trace": job.trace, "harness": str(root / "harness.lua") if job.harness else None,
     }
     shutil.copyfile(job.app, root / "app.lua")
+    if job.harness:
+        shutil.copyfile(job.harness, root / "harness.lua")
     spec_path = root / "sim.json"
     spec_path.write_text(json.dumps(spec))
     seed_file = root / "urandom"

@@ -7,7 +7,9 @@ require, bound to this node's platform identity.
 Usage: local boot = require "splaylab.boot"
   local limits = boot.build_limits(spec.limits); local job = boot.build_job(spec, limits)
   local modules, loaders, fs = boot.runtime_modules(spec, job, limits)
+  local henv = boot.app_env(boot.build_job(spec, limits), modules, loaders, fs)  -- a harness's, first
   local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
+  local run_harness = boot.compile_harness(harness_src, henv, env, new_math)  -- before app.lua
   local chunk, syntax_error = boot.compile_app(src, env)
   local ok, err = xpcall(chunk, boot.error_handler)
   output.write("error", boot.error_text(debug.traceback(co, err)))   -- a runtime error's record
@@ -81,6 +83,15 @@ function M.runtime_modules(spec, job, limits)
   -- killing the process; where that is impossible (not Linux) SIGTERM keeps its default action.
   platform.catch_leave()
   math.randomseed(platform.random_seed())
+  -- The message trace (docs/trace.md): job.json's `trace` block, {max_events, flush_after}.
+  local t = spec.trace
+  require("splaylab.trace").init {
+    enabled = t == true or type(t) == "table", max_events = type(t) == "table" and t.max_events or nil,
+    flush_after = type(t) == "table" and t.flush_after or nil,
+    write = function(line) require("splaylab.output").write("trace", line) end,
+    position = job.position, addresses = spec.addresses, job_nodes = spec.all_nodes or spec.nodes,
+    nb_ports = limits.network_nb_ports,
+  }
   -- spec.addresses: the simulator's prebuilt index of the job's addresses, shared by its nodes
   local peers = {}
   if not spec.addresses then
@@ -97,44 +108,63 @@ function M.runtime_modules(spec, job, limits)
   }
   fs.init { root = spec.fs_root or ".", max_size = limits.disk_max_size, max_files = limits.disk_max_files,
     max_open = limits.disk_max_file_descriptors }
-  local public_socket = socket.public()
-  local coxpcall = require "splaylab.coxpcall"
   local modules = {
-    ["splay.socket"] = public_socket,
-    ["splay.coxpcall"] = coxpcall,
+    ["splay.socket"] = socket.public(),
+    ["splay.coxpcall"] = require "splaylab.coxpcall",
   }
   -- The optional libraries are loaded on the app's first require only (memory per node:
-  -- an app that does not use rpc, json, ... does not pay for them).
+  -- an app that does not use rpc, json, ... does not pay for them). Each environment gets a
+  -- copy of the module (M.facade), never the runtime's own table.
   local function lazy(name, init)
     return function(env)
       local m = require(name)
       if init then init(m, env) end
-      return m
+      return M.facade(m)
     end
   end
   local loaders = {
     -- splay.base: the globals events, misc, log, socket and coroutine-safe pcall/xpcall
     ["splay.base"] = function(env)
-      env.socket = public_socket
+      local sock, coxpcall = env.require("splay.socket"), env.require("splay.coxpcall")
+      env.socket = sock
       env.pcall, env.xpcall = coxpcall.pcall, coxpcall.xpcall
-      return { events = env.events, misc = env.misc, log = env.log, socket = public_socket }
+      return { events = env.events, misc = env.misc, log = env.log, socket = sock }
     end,
     ["splay.net"] = lazy "splaylab.net",
     ["splay.llenc"] = lazy "splaylab.llenc",
     ["splay.json"] = lazy "splaylab.json",
     ["splay.benc"] = lazy "splaylab.benc",
-    ["splay.rpc"] = lazy("splaylab.rpc", function(m, env) m.settings.env = env end),
-    ["splay.urpc"] = lazy("splaylab.urpc", function(_, env) require("splaylab.rpc").settings.env = env end),
+    -- rpc serves the app's globals, never a harness's
+    ["splay.rpc"] = lazy("splaylab.rpc", function(m, env) if not M.harness_envs[env] then m.settings.env = env end end),
+    ["splay.urpc"] = lazy("splaylab.urpc", function(_, env)
+      if not M.harness_envs[env] then require("splaylab.rpc").settings.env = env end
+    end),
     ["splay.queue"] = lazy "splaylab.queue",
     ["splay.metrics"] = lazy "splaylab.metrics",
   }
   return modules, loaders, fs
 end
 
--- The environment app.lua runs in (splaylab.env), its print and io.write going to `print`
--- records; the stream is returned to be flushed when the node ends.
+-- What an environment gets of a runtime module: a copy of its fields (functions and the
+-- settings table are shared), so that code replacing a field (events.on_error, rpc.call,
+-- misc.time...) changes its own copy only: never what the runtime or a harness calls. The
+-- runtime's hooks (events.on_error, on_exit, on_idle) are not copied.
+local HOOKS = { on_error = true, on_exit = true, on_idle = true }
+function M.facade(m)
+  local copy = {}
+  for k, v in pairs(m) do
+    if not HOOKS[k] then copy[k] = v end
+  end
+  return copy
+end
+
+-- The environment app.lua (or a harness) runs in (splaylab.env), its print and io.write going
+-- to `print` records; the stream is returned to be flushed when the node ends.
 function M.app_env(job, modules, loaders, fs)
   local output = require "splaylab.output"
+  local trace = require "splaylab.trace"
+  local own = {}
+  for name, m in pairs(modules) do own[name] = M.facade(m) end
   local stdout_stream = output.stream("print")
   local function print_(...)
     local parts = {}
@@ -142,11 +172,36 @@ function M.app_env(job, modules, loaders, fs)
     output.write("print", table.concat(parts, "\t"))
   end
   local env = require("splaylab.env").build {
-    job = job, events = require "splaylab.events", log = require "splaylab.log", misc = require "splaylab.misc",
-    print = print_, io_write = stdout_stream.write, modules = modules, loaders = loaders,
+    job = job, events = M.facade(require "splaylab.events"), log = require "splaylab.log",
+    misc = M.facade(require "splaylab.misc"),
+    print = print_, io_write = stdout_stream.write, modules = own, loaders = loaders,
     io_extra = fs.io_functions(), os_extra = fs.os_functions(),
   }
+  -- coroutines the code makes work for the operation of the thread that made them (trace.lua)
+  local create, resume, error_ = coroutine.create, coroutine.resume, error
+  local function pass(ok, ...)
+    if not ok then error_((...), 0) end
+    return ...
+  end
+  env.coroutine.create = function(f) return trace.adopt(create(f)) end
+  env.coroutine.wrap = function(f)
+    local co = trace.adopt(create(f))
+    return function(...) return pass(resume(co, ...)) end
+  end
   return env, stdout_stream
+end
+
+-- A harness (docs/grading.md, "What the grader trusts"): compiled in its own environment henv
+-- (built before the submission's), it gets the capability (splaylab.harness) as its argument.
+-- -> a function that runs it, or nil and the compiler's message ("harness.lua:LINE: ...").
+M.harness_envs = setmetatable({}, { __mode = "k" })
+
+function M.compile_harness(src, henv, app_env, new_math)
+  M.harness_envs[henv] = true
+  local chunk, err = load(src, "=harness.lua", "t", henv)
+  if not chunk then return nil, tostring(err) end
+  local h = require("splaylab.harness").capability(app_env, henv.job, new_math)
+  return function() return chunk(h) end
 end
 
 -- app.lua's text compiled in env: the chunk, or nil and the syntax error's record text.

@@ -39,6 +39,7 @@ blocking outside a thread, delays it (up to the host's SIGKILL).
 local platform = require "splaylab.platform"
 local output = require "splaylab.output"
 local heap = require "splaylab.heap"
+local trace = require "splaylab.trace"
 
 local M = { _NAME = "splaylab.events", _VERSION = "0.3", settings = { poll_every = 1, leave_poll = 0.05 } }
 
@@ -132,7 +133,7 @@ function M.thread(f)
     return list
   end
   if type(f) ~= "function" then error("events.thread: function expected, got " .. type(f), 2) end
-  local co = create(f)
+  local co = trace.adopt(create(f))   -- a thread started for an operation works for it too
   local rec = { co = co, token = 0, waiting = false }
   recs[co] = rec
   count = count + 1
@@ -433,10 +434,10 @@ function M.run(f)
     elseif nsock > 0 or (timers[1] and platform.leave_signal()) then
       idle()
       local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
-      poll_sockets(timeout)
+      poll_sockets(trace.flush_due(timeout))
     elseif timers[1] then
       idle()
-      platform.sleep(timers[1][1] - platform.now())
+      platform.sleep(trace.flush_due(timers[1][1] - platform.now()))
     else
       break
     end

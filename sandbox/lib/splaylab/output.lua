@@ -14,7 +14,9 @@ Usage: local output = require "splaylab.output"; output.write("info", "hello")
 local M = {
   _NAME = "splaylab.output",
   _VERSION = "0.1",
-  LEVELS = { debug = true, info = true, warning = true, error = true, print = true, metric = true },
+  -- probe and trace: the measurement plane (docs/trace.md), written by the runtime only
+  LEVELS = { debug = true, info = true, warning = true, error = true, print = true, metric = true,
+    probe = true, trace = true },
   -- settings.out: the file records go to (specs replace it with a buffer)
   settings = { out = io.stdout },
 }

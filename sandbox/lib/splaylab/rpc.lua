@@ -28,6 +28,7 @@ local benc = require "splaylab.benc"
 local platform = require "splaylab.platform"
 local log = require "splaylab.log"
 local events = require "splaylab.events"
+local trace = require "splaylab.trace"
 
 local M = { _NAME = "splaylab.rpc", _VERSION = "0.1",
   settings = { default_timeout = 60, max = 1024, backlog = 128, idle_timeout = 60, env = nil,
@@ -35,7 +36,7 @@ local M = { _NAME = "splaylab.rpc", _VERSION = "0.1",
 
 local type, tostring, tonumber, pcall, select, unpack, error, setmetatable, maxn, pairs, ipairs =
   type, tostring, tonumber, pcall, select, unpack, error, setmetatable, table.maxn, pairs, ipairs
-local gmatch = string.gmatch
+local gmatch, find = string.gmatch, string.find
 
 local l = log.new(1, "[splay.rpc]")
 local function pack(...) return { n = select("#", ...), ... } end
@@ -80,16 +81,64 @@ function M.dispatch(call, n, proto)
   return { ok = true, r = r, n = nres - 1 }
 end
 
--- One request: {call = {...}, n = k} -> reply table
+-- What the trace calls a failure: the remote function raised, or the call never completed.
+local function outcome_of(err)
+  if err == nil then return "ok" end
+  err = tostring(err)
+  if find(err, "timeout", 1, true) then return "timeout" end
+  if find(err, "refused", 1, true) then return "refused" end
+  return "error"
+end
+M.outcome_of = outcome_of
+
+-- A request's envelope as the trace reads it: its operation {op, depth} (the caller's thread
+-- was running for it) and the caller's position `f`. Shared with splay.urpc.
+local function envelope(req)
+  local ctx = trace.context()
+  if ctx then req.ctx = { op = ctx.op, depth = ctx.depth + 1 } end
+  if trace.enabled() then req.f = platform.identity.position end
+  return req
+end
+
+M.envelope = envelope
+
+-- Serve one decoded request in the running thread, for the operation its envelope names, and
+-- trace it (type "serve" or "userve", bytes in/out). Shared with splay.urpc.
+local function serve_traced(req, proto, kind, in_bytes, encode)
+  local ctx = trace.decode(req.ctx)
+  local restore = trace.enter(ctx)
+  local t0 = platform.now()
+  local reply = M.dispatch(req.call, tonumber(req.n) or maxn(req.call), proto)
+  restore()
+  local data = encode(reply)
+  if trace.enabled() then
+    local peer = tonumber(req.f)
+    trace.row(t0, kind, peer and peer == peer and peer or 0, req.call[1] == PING and "ping" or req.call[1],
+      #data, in_bytes, reply.ok and "ok" or "error", ctx and ctx.op or "", ctx and ctx.depth or 0,
+      platform.now() - t0)
+  end
+  return data
+end
+
+M.serve_traced = serve_traced
+
+local function encode_reply(reply)
+  local ok, data = pcall(benc.encode, reply)
+  if not ok then data = benc.encode({ ok = false, err = "rpc: cannot encode the results: " .. tostring(data) }) end
+  return data
+end
+
+-- One request: {call = {...}, n = k} -> encoded reply
 local function serve_request(msg)
   local ok, req = pcall(benc.decode, msg)
   if not ok or type(req) ~= "table" or type(req.call) ~= "table" then
-    return { ok = false, err = "rpc: malformed request" }
+    return encode_reply({ ok = false, err = "rpc: malformed request" })
   end
-  return M.dispatch(req.call, tonumber(req.n) or maxn(req.call), "rpc")
+  return serve_traced(req, "rpc", "serve", #msg, encode_reply)
 end
 
 local function handle(c)
+  socket.internal(c)   -- rpc's own traffic: traced as calls, not as the app's raw sockets
   -- A kept connection may outlive the node (job end): close abortively so that this node's
   -- port is not left in TIME_WAIT, where the next job on this daemon could not bind it. The
   -- server closes only after the client's EOF or its own idle timeout: no reply is cut.
@@ -98,10 +147,7 @@ local function handle(c)
   while true do
     local msg = llenc.receive(c)
     if not msg then break end
-    local reply = serve_request(msg)
-    local ok, data = pcall(benc.encode, reply)
-    if not ok then data = benc.encode({ ok = false, err = "rpc: cannot encode the results: " .. tostring(data) }) end
-    if not llenc.send(c, data) then break end
+    if not llenc.send(c, serve_request(msg)) then break end
   end
   c:close()
 end
@@ -173,6 +219,7 @@ local function connect(ip, port, deadline)
     s, err = socket.tcp()
   end
   if not s then return nil, err end
+  socket.internal(s)
   s:settimeout(math.max(deadline - platform.now(), 0))
   local ok, cerr = s:connect(ip, port)
   if not ok then s:close(); return nil, cerr end
@@ -201,6 +248,16 @@ local function exchange(s, msg, deadline)
   return s:receive(n)
 end
 
+-- A call's trace row, for the operation the calling thread runs for (shared with splay.urpc).
+local function traced(kind, ip, port, name, out, inb, outcome, t0)
+  if not trace.enabled() then return end
+  local ctx = trace.context()
+  trace.row(t0, kind, trace.peer(ip, port), name == PING and "ping" or name, out, inb, outcome,
+    ctx and ctx.op or "", ctx and ctx.depth + 1 or 0, platform.now() - t0)
+end
+
+M.traced = traced
+
 function M.acall(...)
   local ip, port, call, timeout = parse(...)
   timeout = tonumber(timeout) or M.settings.default_timeout
@@ -209,9 +266,10 @@ function M.acall(...)
     return false, "rpc: the call must be {'function_name', args...} or 'function_name'"
   end
   if not ip or not port then return false, "rpc: bad destination" end
-  local ok, msg = pcall(benc.encode, { call = call, n = maxn(call) })
+  local ok, msg = pcall(benc.encode, envelope({ call = call, n = maxn(call) }))
   if not ok then return false, "rpc: cannot encode the arguments: " .. tostring(msg) end
-  local deadline = platform.now() + timeout
+  local t0 = platform.now()
+  local deadline = t0 + timeout
   local key = ip .. ":" .. port
   local s, data, err, retryable = take(key), nil, nil, false
   if s then
@@ -226,11 +284,16 @@ function M.acall(...)
     end
   end
   if not data then
+    traced("call", ip, port, call[1], #msg, 0, outcome_of(err), t0)
     return false, "rpc to " .. tostring(ip) .. ":" .. tostring(port) .. " failed: " .. tostring(err)
   end
   give_back(key, s)
   local dok, reply = pcall(benc.decode, data)
-  if not dok or type(reply) ~= "table" then return false, "rpc: malformed reply" end
+  if not dok or type(reply) ~= "table" then
+    traced("call", ip, port, call[1], #msg, #data, "error", t0)
+    return false, "rpc: malformed reply"
+  end
+  traced("call", ip, port, call[1], #msg, #data, reply.ok and "ok" or "error", t0)
   if not reply.ok then return false, tostring(reply.err) end
   local res = reply.r or {}
   res.n = tonumber(reply.n) or maxn(res)

@@ -35,6 +35,7 @@ local platform = require "splaylab.platform"
 local events = require "splaylab.events"
 local log = require "splaylab.log"
 local netem = require "splaylab.netem"
+local trace = require "splaylab.trace"
 
 local M = { _NAME = "splaylab.socket", _VERSION = "0.1" }
 
@@ -60,6 +61,18 @@ M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
 
 local MAX_REPLY_PEERS = 4096   -- senders a UDP socket may answer (forgotten in bulk beyond)
 local RAW = setmetatable({}, { __mode = "k" })   -- wrapper -> raw LuaSocket object
+-- The trace (docs/trace.md) lists the app's own sockets' connects and sends; sockets of
+-- splay.rpc / splay.urpc are marked internal (their messages are traced as calls), and a
+-- connected socket's peer is kept here, out of student code's reach.
+local INTERNAL = setmetatable({}, { __mode = "k" })
+local PEER = setmetatable({}, { __mode = "k" })
+
+function M.internal(obj) INTERNAL[obj] = true; return obj end
+
+local function traced(obj, typ, peer, bytes, outcome, t0)
+  if INTERNAL[obj] or not trace.enabled() then return end
+  trace.row(t0, typ, peer or 0, "", bytes, 0, outcome, "", 0, platform.now() - t0)
+end
 local warned = {}
 
 local function warn_once(key, msg)
@@ -388,7 +401,22 @@ function tcp:listen(backlog)
   return ok, err
 end
 
+local tcp_connect
+
 function tcp:connect(host, port)
+  local t0 = platform.now()
+  local ok, err = tcp_connect(self, host, port)
+  if RAW[self] and not INTERNAL[self] and trace.enabled() then
+    local ip = platform.toip(tostring(host))
+    local peer = ip and trace.peer(ip, tonumber(port)) or tostring(host) .. ":" .. tostring(port)
+    if ok then PEER[self] = peer end
+    traced(self, "connect", peer, 0, ok and "ok" or (err == "timeout" and "timeout" or
+      (tostring(err):find("refused", 1, true) and "refused" or "error")), t0)
+  end
+  return ok, err
+end
+
+function tcp_connect(self, host, port)
   local raw = RAW[self]
   if not raw then return nil, "closed" end
   local ip, err = check_dest(host, port, "connect")
@@ -458,6 +486,15 @@ function tcp:send(data, i, j)
   if not ok then return nil, err, i - 1 end
   local deadline = deadline_of(self)
   if self.learn_peer then learn_peer(self, raw, deadline) end
+  if not INTERNAL[self] and trace.enabled() then
+    local peer = PEER[self]
+    if not peer then
+      local ip, rport = raw:getpeername()
+      peer = ip and trace.peer(ip, rport) or 0
+      PEER[self] = peer
+    end
+    traced(self, "send", peer, j - i + 1, "ok", platform.now())
+  end
   if self.peer then
     M.stats.sent = M.stats.sent + (j - i + 1)
     queue_stream(self, raw, data:sub(i, j))
@@ -578,6 +615,11 @@ local function udp_out(self, data, ip, port)
   data = tostring(data)
   local ok, err = budget("send", #data)
   if not ok then return nil, err end
+  if not INTERNAL[self] and trace.enabled() then
+    local to_ip, to_port = ip, port
+    if not to_ip and self.peer then to_ip, to_port = self.peer[1], self.peer[2] end
+    traced(self, "sendto", to_ip and trace.peer(to_ip, to_port) or 0, #data, "ok", platform.now())
+  end
   M.stats.sent = M.stats.sent + #data
   local ratio = M.settings.udp_drop_ratio
   if ratio > 0 and random() < ratio then

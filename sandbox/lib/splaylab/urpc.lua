@@ -23,16 +23,20 @@ local type, tostring, tonumber, pcall, maxn = type, tostring, tonumber, pcall, t
 
 local l = log.new(1, "[splay.urpc]")
 
-local function answer(req)
-  local reply = rpc.dispatch(req.call, tonumber(req.n) or maxn(req.call), "urpc")
-  reply.id = req.id
-  return reply
+local function encode_reply(id)
+  return function(reply)
+    reply.id = id
+    local ok, out = pcall(benc.encode, reply)
+    if not ok then out = benc.encode({ id = id, ok = false, err = "urpc: cannot encode the results" }) end
+    return out
+  end
 end
 
 function M.server(p)
   local port = type(p) == "table" and tonumber(p.port) or tonumber(p)
   local u, err = socket.udp()
   if not u then return nil, err end
+  socket.internal(u)
   local ok
   ok, err = u:setsockname("*", port)
   if not ok then
@@ -47,9 +51,7 @@ function M.server(p)
         events.thread(function()
           local dok, req = pcall(benc.decode, data)
           if not dok or type(req) ~= "table" or type(req.call) ~= "table" then return end
-          local eok, out = pcall(benc.encode, answer(req))
-          if not eok then out = benc.encode({ id = req.id, ok = false, err = "urpc: cannot encode the results" }) end
-          u:sendto(out, ip, rport)
+          u:sendto(rpc.serve_traced(req, "urpc", "userve", #data, encode_reply(req.id)), ip, rport)
         end)
       elseif ip == "closed" then
         return
@@ -71,6 +73,7 @@ local function start_reader()
       if data then
         local ok, rep = pcall(benc.decode, data)
         if ok and type(rep) == "table" and rep.id and pending[rep.id] then
+          rep.size = #data
           events.fire("urpc:" .. tostring(rep.id), rep)
         end
       end
@@ -92,20 +95,24 @@ function M.acall(a, b, c, d)
     local err
     client, err = socket.udp()
     if not client then return false, err end
+    socket.internal(client)
   end
   next_id = next_id + 1
   local id = next_id
-  local ok, msg = pcall(benc.encode, { id = id, call = call, n = maxn(call) })
+  local ok, msg = pcall(benc.encode, rpc.envelope({ id = id, call = call, n = maxn(call) }))
   if not ok then return false, "urpc: cannot encode the arguments: " .. tostring(msg) end
   if #msg > M.settings.max_datagram then return false, "urpc: request larger than one datagram" end
   pending[id] = true
   npending = npending + 1
   start_reader()
-  local deadline = platform.now() + timeout
+  local t0 = platform.now()
+  local deadline = t0 + timeout
   local step = timeout / M.settings.tries
   local rep, err
+  local sent_bytes = 0
   while true do
     local sent, serr = client:sendto(msg, ip, port)
+    if sent then sent_bytes = sent_bytes + #msg end
     if not sent then err = serr; break end
     local left = deadline - platform.now()
     if left <= 0 then err = "timeout"; break end
@@ -115,7 +122,11 @@ function M.acall(a, b, c, d)
   end
   pending[id] = nil
   npending = npending - 1
-  if not rep then return false, "urpc to " .. tostring(ip) .. ":" .. tostring(port) .. " failed: " .. tostring(err) end
+  if not rep then
+    rpc.traced("ucall", ip, port, call[1], sent_bytes, 0, rpc.outcome_of(err), t0)
+    return false, "urpc to " .. tostring(ip) .. ":" .. tostring(port) .. " failed: " .. tostring(err)
+  end
+  rpc.traced("ucall", ip, port, call[1], sent_bytes, rep.size or 0, rep.ok and "ok" or "error", t0)
   if not rep.ok then return false, tostring(rep.err) end
   local res = rep.r or {}
   res.n = tonumber(rep.n) or maxn(res)

@@ -215,6 +215,7 @@ function Kernel:_end(node, code, reason)
   node.waiting = false
   self.net:close_owner(node)
   if self.up[node.k] == node then self.up[node.k] = nil end
+  if node.on_end then node.on_end() end   -- sim.lua: the node's trace rows still buffered
   local failed = false
   if reason == nil and node.left == "graceful" then   -- else: given by the caller (churn, the end)
     reason = code == 0 and "left (churn: graceful)" or ("left (churn: graceful; ended with exit code " .. code .. ")")

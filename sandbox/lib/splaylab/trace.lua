@@ -1,0 +1,230 @@
+--[[
+splaylab.trace - the node's message trace and the causal context of operations (docs/trace.md).
+
+Runtime only: student code never reaches this module. splay.rpc, splay.urpc and the app's raw
+sockets report what they send and serve; the harness's capability starts operations.
+
+  trace.init{enabled, max_events, write = function(json_line) end, flush_after, position,
+    job_nodes, addresses, nb_ports}           once per node (node.lua, the simulator's world)
+  trace.row(t, type, peer, name, out, in, outcome, op, depth, dur)   one event
+  trace.peer(ip, port) -> position | "ip:port"
+  trace.context() -> {op = "POS:SESSION:SEQ", depth = d} | nil   the running thread's operation
+  trace.adopt(co [, ctx])                     co runs for ctx (default: the running thread's)
+  trace.operation(name, fn, ...) -> op, seconds, pcall(fn, ...)'s results
+  trace.served(op) -> true when this node served a call of that operation
+  trace.flush(), trace.flush_due(timeout) -> timeout   (the events loop, before it blocks)
+
+Causal context: a thread's operation lives in a weak table keyed by coroutine (unreachable
+from student code). events.thread, coroutine.create/wrap of the app and the rpc server's
+request threads adopt the context of the thread that made them; splay.rpc/urpc carry
+{op, depth} in the request envelope. Attribution stops at raw sockets and at threads that
+existed before the operation (a worker woken through events.fire keeps its own context).
+Rows: docs/trace.md. Past max_events listed rows the node writes one `capped` row and then
+aggregates (same type, peer, name, outcome, op add up), so every sum stays exact.
+]]
+local platform = require "splaylab.platform"
+local cjson = require("cjson").new()
+
+local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
+
+local running, setmetatable, tostring, tonumber, type, pcall, select, unpack =
+  coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack
+local floor, concat, sub = math.floor, table.concat, string.sub
+
+local FLUSH_ROWS = 40        -- rows per line (about 3 KB; a longer line is split)
+local MAX_LINE = 3900        -- below the 4,096-byte line cap of every runner and daemon
+local MAX_NAME = 64
+
+local enabled = false
+local flush_after = nil      -- live: seconds a row may wait before it is written (nil: no bound)
+local max_events, listed, events_total = 20000, 0, 0
+local write = nil
+local buf, nbuf, oldest = {}, 0, nil
+local agg, agg_keys, agg_dirty = nil, nil, false
+local ctx_of = setmetatable({}, { __mode = "k" })
+local ops_served = {}
+local position, session, seq = 0, 0, 0
+local index, index_source = nil, nil
+
+function M.init(opts)
+  enabled = opts.enabled and true or false
+  max_events = tonumber(opts.max_events) or 20000
+  write = opts.write
+  flush_after = tonumber(opts.flush_after)
+  listed, events_total = 0, 0
+  buf, nbuf, oldest = {}, 0, nil
+  agg, agg_keys, agg_dirty = nil, nil, false
+  ops_served = {}
+  -- an operation's id names the node's session (its start, in ms of its clock) so that a node
+  -- that rejoins at the same position never reuses an id
+  position, session, seq = tonumber(opts.position) or 0, floor(platform.now() * 1000), 0
+  index, index_source = nil, opts
+end
+
+function M.enabled() return enabled end
+
+-- "ip:port" -> the job's position (built on first use: live, from the job's node list; in the
+-- simulator, its shared read-only index of every address)
+local function address_index()
+  local src = index_source or {}
+  if src.addresses then index = src.addresses; return index end
+  index = {}
+  local ports = tonumber(src.nb_ports) or 1
+  for k, n in ipairs(src.job_nodes or {}) do
+    local ip, port = n.ip and platform.toip(tostring(n.ip)), tonumber(n.port)
+    if ip and port then
+      for p = 0, ports - 1 do
+        local key = ip .. ":" .. (port + p)
+        if index[key] == nil then index[key] = k end
+      end
+    end
+  end
+  return index
+end
+
+function M.peer(ip, port)
+  if ip == nil then return 0 end
+  local key = tostring(ip) .. ":" .. tostring(port)
+  local k = (index or address_index())[key]
+  if type(k) == "number" then return k end
+  return key
+end
+
+local function round6(x) return floor(x * 1e6 + 0.5) / 1e6 end
+
+local function emit(rows, n)
+  if n == 0 or not write then return end
+  local line = cjson.encode({ rows = rows })
+  if #line <= MAX_LINE or n == 1 then
+    write(line)
+    return
+  end
+  local half = floor(n / 2)
+  local a, b = {}, {}
+  for i = 1, half do a[i] = rows[i] end
+  for i = half + 1, n do b[i - half] = rows[i] end
+  emit(a, half)
+  emit(b, n - half)
+end
+
+function M.flush()
+  if nbuf > 0 then
+    local rows = buf
+    buf, nbuf, oldest = {}, 0, nil
+    emit(rows, #rows)
+  end
+  if agg_dirty then
+    local rows = {}
+    for _, key in ipairs(agg_keys) do
+      local r = agg[key]
+      if r[11] > 0 then rows[#rows + 1] = r end
+      agg[key] = { r[1], r[2], r[3], r[4], 0, 0, r[7], r[8], r[9], 0, 0 }
+    end
+    agg_dirty = false
+    emit(rows, #rows)
+  end
+end
+
+-- The events loop asks before it blocks: rows older than FLUSH_AFTER go out now, and the wait
+-- is cut so that a row never waits much longer than that (a killed node loses at most ~1 s).
+function M.flush_due(timeout)
+  if (nbuf == 0 and not agg_dirty) or not flush_after then return timeout end
+  local now = platform.now()
+  local due = (oldest or now) + flush_after
+  if now >= due then
+    M.flush()
+    return timeout
+  end
+  if timeout == nil or timeout > due - now then return due - now end
+  return timeout
+end
+
+local function aggregate(t, typ, peer, name, out, inb, outcome, op, depth, dur)
+  local key = concat({ typ, tostring(peer), name, outcome, op }, "\0")
+  local r = agg[key]
+  if not r then
+    r = { t, typ, peer, name, 0, 0, outcome, op, depth, 0, 0 }
+    agg[key] = r
+    agg_keys[#agg_keys + 1] = key
+  end
+  if r[11] == 0 then r[1] = t end
+  if depth > r[9] then r[9] = depth end
+  r[5], r[6], r[10], r[11] = r[5] + out, r[6] + inb, r[10] + dur, r[11] + 1
+  if not agg_dirty then agg_dirty = true; oldest = oldest or platform.now() end
+end
+
+function M.row(t, typ, peer, name, out, inb, outcome, op, depth, dur)
+  if not enabled then return end
+  events_total = events_total + 1
+  name = name and tostring(name) or ""
+  if #name > MAX_NAME then name = sub(name, 1, MAX_NAME) end
+  t, dur = round6(t), round6(dur or 0)
+  out, inb, op, depth = out or 0, inb or 0, op or "", depth or 0
+  if listed >= max_events then
+    if not agg then
+      agg, agg_keys = {}, {}
+      nbuf = nbuf + 1
+      buf[nbuf] = { t, "capped", 0, "", 0, 0, "ok", "", 0, 0, max_events }
+    end
+    return aggregate(t, typ, peer, name, out, inb, outcome, op, depth, dur)
+  end
+  listed = listed + 1
+  nbuf = nbuf + 1
+  buf[nbuf] = { t, typ, peer, name, out, inb, outcome, op, depth, dur, 1 }
+  if not oldest then oldest = platform.now() end
+  if nbuf >= FLUSH_ROWS then M.flush() end
+end
+
+-- causal context ----------------------------------------------------------------------------
+function M.context()
+  local co = running()
+  return co and ctx_of[co]
+end
+
+function M.adopt(co, ctx)
+  if ctx == nil then
+    local me = running()
+    ctx = me and ctx_of[me]
+  end
+  if co and ctx then ctx_of[co] = ctx end
+  return co
+end
+
+-- A served call with an operation: the serving thread runs for it until `restore()`.
+function M.enter(ctx)
+  local co = running()
+  if not co then return function() end end
+  local saved = ctx_of[co]
+  ctx_of[co] = ctx
+  if ctx then ops_served[ctx.op] = true end
+  return function() ctx_of[co] = saved end
+end
+
+-- {op, depth} as it travels in an envelope -> a context, or nil when malformed
+function M.decode(wire)
+  if type(wire) ~= "table" then return nil end
+  local op, depth = wire.op, tonumber(wire.depth)
+  if type(op) ~= "string" or #op > 40 or not depth or depth < 0 or depth > 1e6 then return nil end
+  return { op = op, depth = floor(depth) }
+end
+
+function M.served(op) return ops_served[op] == true end
+
+local function pack(...) return { n = select("#", ...), ... } end
+
+function M.operation(name, fn, ...)
+  local co = running()
+  if not co then error("an operation runs inside a thread (events.thread)", 2) end
+  seq = seq + 1
+  local id = position .. ":" .. session .. ":" .. seq
+  local saved = ctx_of[co]
+  ctx_of[co] = { op = id, depth = 0 }
+  local t0 = platform.now()
+  local res = pack(pcall(fn, ...))
+  local took = platform.now() - t0
+  ctx_of[co] = saved
+  M.row(t0, "op", 0, name, 0, 0, res[1] and "ok" or "error", id, 0, took)
+  return id, took, unpack(res, 1, res.n)
+end
+
+return M
