@@ -51,6 +51,11 @@ class JobListApi(APIView):
             choices=Job.Mode.choices, required=False, default=Job.Mode.LIVE,
             help_text="live: on the daemons; sim: every node in one process on a virtual clock "
                       "(docs/simulation.md), duration in virtual seconds")
+        trace = serializers.JSONField(
+            required=False, default=None,
+            help_text='the runtime\'s message trace (docs/trace.md): true, false or {"max_events": N} '
+                      '(1..1,000,000 rows listed per node, default 20,000); default: the descriptor\'s '
+                      '`trace`, else off')
         seed = serializers.IntegerField(
             min_value=0, max_value=2 ** 31 - 2, required=False, allow_null=True, default=None,
             help_text="fixes every random draw of a simulated run (default 1): same code, seed and "

@@ -54,6 +54,9 @@ class Job(models.Model):
     mode = models.CharField(max_length=4, choices=Mode.choices, default=Mode.LIVE)
     seed = models.IntegerField(null=True, blank=True)
     progress = models.JSONField(default=dict, blank=True)
+    # The runtime's message trace (docs/trace.md): {"max_events": N} (lib.descriptor.trace_clean)
+    # sent to the daemons in `list`, null for none.
+    trace = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]

@@ -342,6 +342,9 @@ def job_schedule_run(job_id: int) -> None:
                  "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
                  "nodes": node_list, "list_type": descriptor.list_type,
                  "list_size": descriptor.list_size, "limits": reserved.requests[d]["limits"]} for d in used}
+    if job.trace:  # the runtime's message trace (docs/trace.md): job.json's "trace" block
+        for frame in lists.values():
+            frame["trace"] = dict(job.trace)
     plan = churn_plan_load(job.churn) if job.has_churn else None
     overlay = churn_network_overlay(plan, job.nodes) if plan is not None else None
     if job.network or overlay:  # each daemon compiles its own instances' blocks (sandbox/netmodel.py)

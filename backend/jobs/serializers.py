@@ -44,7 +44,7 @@ class JobOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code", "code_version", "network", "churn", "mode", "seed", "progress",
+                  "filename", "code", "code_version", "network", "churn", "mode", "seed", "progress", "trace",
                   "created_at", "started_at", "ended_at"]
 
     def get_network(self, job: Job) -> str:

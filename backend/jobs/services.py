@@ -16,7 +16,7 @@ from django.utils import timezone
 from rest_framework.exceptions import ValidationError
 
 from accounts.models import User
-from lib.descriptor import DescriptorError, descriptor_parse
+from lib.descriptor import DescriptorError, descriptor_parse, trace_clean
 from lib.network import NetModelError, network_options_clean
 from lib.errors import ApplicationError
 from logs.publisher import job_state_publish
@@ -40,14 +40,17 @@ IState = JobInstance.State
 def job_create(*, owner: User, code: str, nodes: int | None = None, duration: int | None = None,
                filename: str = "app.lua", name: str = "", network: dict | None = None,
                churn: str | None = None, scenario: Scenario | None = None,
-               keep_population: bool = False, mode: str = Job.Mode.LIVE, seed: int | None = None) -> Job:
+               keep_population: bool = False, mode: str = Job.Mode.LIVE, seed: int | None = None,
+               trace: Any = None) -> Job:
     """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
     nb_splayds → nodes, max_time → duration (and bounds a given duration), network_* → the
     emulated network (request options win key by key). A bad descriptor
     is a 400 on `code`, each message starting with FILE:LINE: like a syntax error.
     A churn scenario (`churn` text, or a library `scenario`) decides the nodes (its positions,
     plus spares with keep_population) and, by its `stop`, the default duration; keep_population
-    without a scenario is the scenario "at 0s join N" (docs/churn.md, "On the service")."""
+    without a scenario is the scenario "at 0s join N" (docs/churn.md, "On the service").
+    `trace` (true, false or {"max_events": N}; None: the descriptor's `trace`, else off) turns
+    the runtime's message trace on (docs/trace.md)."""
     filename = filename or "app.lua"
     try:
         descriptor = descriptor_parse(code, filename)
@@ -99,6 +102,10 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
         network = network_options_clean(network)
     except NetModelError as exc:
         raise ValidationError({"network": [str(exc)]}) from None
+    try:
+        trace = trace_clean(trace) if trace is not None else (descriptor.trace if descriptor is not None else None)
+    except ValueError as exc:
+        raise ValidationError({"trace": [str(exc)]}) from None
     if not simulated:
         _quota_check(owner=owner, nodes=nodes, duration=duration)
     positions, spares = None, 0
@@ -119,7 +126,7 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
                                  descriptor=descriptor.values if descriptor is not None else {},
                                  network=network, churn=churn or "", churn_name=churn_name,
                                  keep_population=keep_population, churn_positions=positions,
-                                 churn_spares=spares, mode=mode,
+                                 churn_spares=spares, mode=mode, trace=trace,
                                  seed=(SIM_DEFAULT_SEED if seed is None else seed) if simulated else seed)
         job_state_publish(job.id)
         transaction.on_commit(lambda: (simulation_run if simulated else job_schedule).delay(job.id))

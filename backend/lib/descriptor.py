@@ -20,6 +20,7 @@ SPLAY programs carry them) and listed in ACCEPTED with the reason.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import re
 from collections.abc import Callable
@@ -144,6 +145,50 @@ def _net_partition(text: str) -> None:
     netmodel.parse_partition(text)
 
 
+# The message trace (docs/trace.md): off by default; on, each node lists its first max_events
+# rows. The same bounds as splayd's (daemon/splayd/jobspec.py trace_block).
+TRACE_DEFAULT_EVENTS = 20_000
+TRACE_MAX_EVENTS = 1_000_000
+TRACE_EXPECTED = 'true, false or {"max_events": N}'
+
+
+def trace_clean(value: Any) -> dict[str, int] | None:
+    """The job's `trace` option (descriptor key or request field) → {"max_events": N}, or
+    None for no trace. true or {} is the default listing; ValueError says what is wrong."""
+    if value is None or value is False:
+        return None
+    if value is True:
+        return {"max_events": TRACE_DEFAULT_EVENTS}
+    if not isinstance(value, dict):
+        raise ValueError(f"expected {TRACE_EXPECTED}, got {json.dumps(value)}")
+    unknown = sorted(set(value) - {"max_events"})
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} (known: max_events)")
+    n = value.get("max_events", TRACE_DEFAULT_EVENTS)
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= TRACE_MAX_EVENTS:
+        raise ValueError(f"max_events: expected an integer between 1 and {TRACE_MAX_EVENTS:,}, "
+                         f"got {json.dumps(n)}")
+    return {"max_events": n}
+
+
+def _trace(text: str) -> dict[str, int] | bool:
+    """`trace true`, `trace false` or `trace {"max_events": 5000}`; stored as False or the
+    cleaned object."""
+    word = text.lower()
+    if word in ("true", "yes", "on", "1"):
+        value: Any = True
+    elif word in ("false", "no", "off", "0"):
+        value = False
+    elif text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            raise ValueError(f"expected {TRACE_EXPECTED}, got {text!r} (not valid JSON)") from None
+    else:
+        raise ValueError(f"expected {TRACE_EXPECTED}, got {text!r}")
+    return trace_clean(value) or False
+
+
 # Enforced by SplayLab: key -> parser.
 ENFORCED: dict[str, Callable[[str], Any]] = {
     "nb_splayds": _int(1, MAX_NODES),
@@ -169,6 +214,8 @@ ENFORCED: dict[str, Callable[[str], Any]] = {
     "factor": _float(1.0, 10.0),
     # SplayLab: only daemons whose owner-set labels match (daemon config `labels`).
     "daemon_labels": _labels,
+    # SplayLab: the runtime's message trace (docs/trace.md); the request's `trace` wins.
+    "trace": _trace,
 }
 # Known to SPLAY, accepted and validated, not enforced (why, for docs and the job page).
 ACCEPTED: dict[str, tuple[Callable[[str], Any], str]] = {
@@ -226,6 +273,11 @@ class Descriptor:
     @property
     def daemon_labels(self) -> dict[str, list[str]]:
         return dict(self.values.get("daemon_labels") or {})
+
+    @property
+    def trace(self) -> dict[str, int] | None:
+        """{"max_events": N} when the code asks for the message trace, else None."""
+        return self.values.get("trace") or None
 
     @property
     def list_type(self) -> str:

@@ -22,7 +22,7 @@ def test_returns_201_with_the_job(student_client, student, monkeypatch) -> None:
         "id": 0, "name": "ring", "owner": "student", "state": "QUEUED", "reason": "",
         "error_line": None, "nodes": 3, "duration": 30, "filename": "app.lua",
         "code": "print('hi')", "code_version": hashlib.sha256(b"print('hi')").hexdigest()[:8],
-        "network": "lan", "churn": None, "mode": "live", "seed": None, "progress": {},
+        "network": "lan", "churn": None, "mode": "live", "seed": None, "progress": {}, "trace": None,
         "created_at": "", "started_at": None, "ended_at": None, "instances": []}
     assert Job.objects.get(id=body["id"]).owner == student
 
@@ -158,4 +158,31 @@ def test_a_bad_network_is_a_400_naming_the_problem(student_client, network, mess
     res = student_client.post(URL, {**VALID, "network": network}, format="json")
     assert res.status_code == 400
     assert res.json() == {"network": [message]}
+    assert Job.objects.count() == 0
+
+
+def test_the_message_trace_is_asked_by_the_request_or_the_descriptor(student_client, monkeypatch) -> None:
+    monkeypatch.setattr("jobs.tasks.job_schedule.delay", lambda job_id: None)
+    traced = _with_descriptor("trace {\"max_events\": 500}")
+    for body, trace in (({}, None), ({"trace": True}, {"max_events": 20000}),
+                        ({"trace": {"max_events": 7}}, {"max_events": 7}),
+                        ({"code": traced}, {"max_events": 500}),
+                        ({"code": traced, "trace": False}, None),  # the request wins
+                        ({"code": traced, "trace": True}, {"max_events": 20000})):
+        res = student_client.post(URL, {**VALID, **body}, format="json")
+        assert res.status_code == 201, res.json()
+        assert res.json()["trace"] == trace
+        assert Job.objects.get(id=res.json()["id"]).trace == trace
+
+
+@pytest.mark.parametrize("trace,message", [
+    ({"max_events": 0}, "max_events: expected an integer between 1 and 1,000,000, got 0"),
+    ({"max_events": 10**7}, "max_events: expected an integer between 1 and 1,000,000, got 10000000"),
+    ({"events": 5}, "unknown option 'events' (known: max_events)"),
+    ("yes", 'expected true, false or {"max_events": N}, got "yes"'),
+])
+def test_a_bad_trace_option_is_a_400_naming_the_problem(student_client, trace, message) -> None:
+    res = student_client.post(URL, {**VALID, "trace": trace}, format="json")
+    assert res.status_code == 400
+    assert res.json() == {"trace": [message]}
     assert Job.objects.count() == 0

@@ -69,6 +69,7 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
     assert l2["instances"] == [{"node": 4, "port": 22000}]
     assert (l1["code"], l1["filename"]) == (job.code, "app.lua")
     assert (l1["list_type"], l1["list_size"], l1["limits"]) == ("head", 0, {})
+    assert "trace" not in l1 and "trace" not in l2  # no message trace unless the job asks
     await s1.reply(l1)
     await s2.reply(l2)
     st1, st2 = await s1.expect("start"), await s2.expect("start")
@@ -216,6 +217,18 @@ async def test_the_network_choice_travels_in_list_for_the_daemons_to_compile(stu
     await s2.reply(r2, ports=[22000])
     listing = await s1.expect("list")
     assert listing["network"] == {"options": network, "seed": job.id, "nodes": 1}
+    await _start_on_lab1(s1, s2, listing, task, job)
+
+
+async def test_the_message_trace_travels_in_list_for_job_json(student, settings) -> None:
+    s1, s2, _ = await _two_daemons(max_instances=4)
+    job = await db(job_make)(student, nodes=1, trace={"max_events": 500})
+    task = in_worker_thread(job_schedule, job.id)
+    r1, r2 = await s1.expect("register"), await s2.expect("register")
+    await s1.reply(r1, ports=[21000])
+    await s2.reply(r2, ports=[22000])
+    listing = await s1.expect("list")
+    assert listing["trace"] == {"max_events": 500}
     await _start_on_lab1(s1, s2, listing, task, job)
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from lib.descriptor import ACCEPTED, ENFORCED, DescriptorError, descriptor_parse
+from lib.descriptor import ACCEPTED, ENFORCED, DescriptorError, descriptor_parse, trace_clean
 
 PAPER = """--[[
 BEGIN SPLAY RESOURCES RESERVATION
@@ -55,6 +55,8 @@ def test_every_key_of_splay_is_accepted() -> None:
         "network_mtu": "1400",
         # SplayLab's selection
         "daemon_labels": "room=B12",
+        # SplayLab's message trace
+        "trace": "true",
     }
     assert set(values) == set(ENFORCED) | set(ACCEPTED)
     body = "\n".join(f"{k} {v}" for k, v in values.items())
@@ -133,3 +135,38 @@ def test_factor_and_daemon_labels_are_parsed() -> None:
                          "END SPLAY RESOURCES RESERVATION\n]]")
     assert d is not None and d.factor == 2.0
     assert d.daemon_labels == {"room": ["B12"], "owner": ["classroom", "volunteer"]}
+
+
+def _block(line: str) -> str:
+    return f"--[[\nBEGIN SPLAY RESOURCES RESERVATION\n{line}\nEND SPLAY RESOURCES RESERVATION\n]]"
+
+
+@pytest.mark.parametrize("value,trace", [
+    ("true", {"max_events": 20000}), ("yes", {"max_events": 20000}), ('{"max_events": 500}', {"max_events": 500}),
+    ("{}", {"max_events": 20000}), ('{"max_events": 1000000}', {"max_events": 1000000}),
+    ("false", None), ("off", None),
+])
+def test_the_trace_key_turns_the_message_trace_on_or_off(value: str, trace: dict | None) -> None:
+    d = descriptor_parse(_block(f"trace {value}"))
+    assert d is not None and d.trace == trace
+
+
+@pytest.mark.parametrize("value,message", [
+    ('{"max_events": 0}', "'trace': max_events: expected an integer between 1 and 1,000,000, got 0"),
+    ('{"max_events": 1000001}', "'trace': max_events: expected an integer between 1 and 1,000,000, got 1000001"),
+    ('{"max_events": "many"}', "'trace': max_events: expected an integer between 1 and 1,000,000, got \"many\""),
+    ('{"max_events": true}', "'trace': max_events: expected an integer between 1 and 1,000,000, got true"),
+    ('{"events": 10}', "'trace': unknown option 'events' (known: max_events)"),
+    ("{max_events: 10}", "'trace': expected true, false or {\"max_events\": N}, got '{max_events: 10}' (not valid JSON)"),
+    ("maybe", "'trace': expected true, false or {\"max_events\": N}, got 'maybe'"),
+    ("[500]", "'trace': expected true, false or {\"max_events\": N}, got '[500]'"),
+])
+def test_a_bad_trace_value_names_the_problem(value: str, message: str) -> None:
+    assert errors_of(_block(f"trace {value}")) == [f"app.lua:3: descriptor: {message}"]
+
+
+def test_trace_clean_takes_the_requests_json_values() -> None:
+    assert trace_clean(None) is None and trace_clean(False) is None
+    assert trace_clean(True) == {"max_events": 20000} and trace_clean({"max_events": 7}) == {"max_events": 7}
+    with pytest.raises(ValueError, match=r'^expected true, false or \{"max_events": N\}, got "on"$'):
+        trace_clean("on")
