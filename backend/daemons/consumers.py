@@ -27,6 +27,7 @@ from jobs.services import instance_update
 from logs.publisher import log_lines_publish, metric_chunks_publish
 from logs.services import log_lines_ingest
 from metrics.services import metric_lines_ingest
+from traces.services import LEVELS as TRACE_LEVELS, trace_lines_ingest
 
 from .actions import blacklist_addresses
 from .commands import daemon_group
@@ -228,6 +229,10 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
                                                                          raw_lines=lines)
             await metric_chunks_publish(job_id, metrics["chunks"])
             lines = lines + metrics["rejected"]  # kept as warnings that say why
+        if any(isinstance(ln, dict) and ln.get("level") in TRACE_LEVELS for ln in lines):
+            traces = await database_sync_to_async(trace_lines_ingest)(job_id=job_id, nodes=nodes,
+                                                                       raw_lines=lines)
+            lines = lines + traces["rejected"]
         stored = await database_sync_to_async(log_lines_ingest)(job_id=job_id, nodes=nodes,
                                                                  raw_lines=lines)
         await log_lines_publish(job_id, stored)

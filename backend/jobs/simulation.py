@@ -28,6 +28,7 @@ from lib.network import netmodel
 from logs.publisher import job_state_publish, log_lines_publish, metric_chunks_publish
 from logs.services import log_lines_ingest
 from metrics.services import metric_lines_ingest
+from traces.services import trace_lines_ingest
 
 from .churn import network_overlay, plan_load
 from .models import Job, JobInstance
@@ -88,7 +89,10 @@ class _Run:
             metrics = metric_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines)
             if metrics["chunks"]:
                 async_to_sync(metric_chunks_publish)(job_id, metrics["chunks"])
-            stored = log_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines + metrics["rejected"])
+            # trace rows carry virtual seconds: stored, like every `t`, as the job's start plus them
+            traces = trace_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines, t_offset=self.epoch)
+            stored = log_lines_ingest(job_id=job_id, nodes=None,
+                                      raw_lines=lines + metrics["rejected"] + traces["rejected"])
             if stored:
                 async_to_sync(log_lines_publish)(job_id, stored)
         for ev in self.churn:

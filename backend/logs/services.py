@@ -5,6 +5,8 @@ from .models import LogLine
 from .payloads import LogLineDict
 
 LEVELS = {c.value for c in LogLine.Level}
+# Records that are not log rows: metrics.services and traces.services store them.
+NOT_LOGS = frozenset({LogLine.Level.METRIC, "trace", "probe"})
 MAX_TEXT = 8192  # a runaway print should not bloat the table
 
 
@@ -26,10 +28,10 @@ def log_lines_ingest(*, job_id: int, nodes: set[int] | None,
     """Store a daemon's `log` batch; return the stored rows (with ids) to publish.
 
     `nodes` restricts which nodes of the job this daemon may log for (None: any).
-    Re-sent lines hit the (job, node, seq) constraint and are ignored. `metric` lines are not
-    log rows: metrics.services stores them."""
+    Re-sent lines hit the (job, node, seq) constraint and are ignored. `metric`, `trace` and
+    `probe` lines are not log rows: metrics.services and traces.services store them."""
     lines = [ln for ln in (_line_from_frame(job_id, r) for r in raw_lines
-                           if isinstance(r, dict) and r.get("level") != LogLine.Level.METRIC)
+                           if isinstance(r, dict) and r.get("level") not in NOT_LOGS)
              if ln is not None and (nodes is None or ln.node in nodes)]
     # A batch naming one (node, seq) twice would make the upsert below fail: keep the first.
     lines = list({(ln.node, ln.seq): ln for ln in reversed(lines)}.values())[::-1]

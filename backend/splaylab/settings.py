@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "jobs",
     "logs",
     "metrics",
+    "traces",
     "scenarios",
     "grading",
 ]

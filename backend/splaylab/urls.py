@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/jobs/", include("jobs.urls")),
     path("api/jobs/", include("logs.urls")),
     path("api/jobs/", include("metrics.urls")),
+    path("api/jobs/", include("traces.urls")),
     path("api/daemons/", include("daemons.urls")),
     path("api/scenarios/", include("scenarios.urls")),
     path("api/courses/", include("courses.urls")),
