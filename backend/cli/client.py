@@ -160,10 +160,20 @@ def network_options(net: str | None, loss: str | None, bandwidth: str | None,
     return options
 
 
+def trace_option(on: bool, max_events: int | None) -> bool | dict[str, int] | None:
+    """The job's `trace` field from --trace [--trace-max-events N]; None: not asked (the
+    descriptor decides). The server checks the bounds and answers with the reason."""
+    if max_events is not None and not on:
+        raise ClientError("--trace-max-events needs --trace")
+    if not on:
+        return None
+    return {"max_events": max_events} if max_events is not None else True
+
+
 def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: str | None,
            do_follow: bool, network: dict[str, Any] | None = None, churn: Path | None = None,
            scenario: str | None = None, keep_population: bool = False, sim: bool = False,
-           seed: int | None = None) -> int:
+           seed: int | None = None, trace: bool | dict[str, int] | None = None) -> int:
     """nodes/duration None: the server takes them from the code's resource descriptor (or
     from the churn scenario: a file, or a library scenario by name). sim: a simulated job."""
     try:
@@ -176,13 +186,16 @@ def submit(api: Api, path: Path, nodes: int | None, duration: int | None, name: 
     body = {"code": code, "filename": path.name, "nodes": nodes, "duration": duration,
             "name": name or path.stem, "network": network or None, "churn": churn_text,
             "scenario": scenario_id(api, scenario) if scenario else None,
-            "keep_population": keep_population or None, "mode": "sim" if sim else None, "seed": seed}
+            "keep_population": keep_population or None, "mode": "sim" if sim else None, "seed": seed,
+            "trace": trace}
     job = api.request("POST", "/api/jobs/", {k: v for k, v in body.items() if v is not None})
     churn_info = job.get("churn")
     scenario_text = "" if not churn_info else (
         f", churn {churn_info['name'] or (churn.name if churn else 'keep population')}"
         + (f" (+{churn_info['spares']} spares)" if churn_info["spares"] else ""))
     simulated = f" (simulated, seed {job.get('seed')})" if job.get("mode") == "sim" else ""
+    if job.get("trace"):
+        scenario_text += f", message trace ({job['trace']['max_events']} rows per node)"
     print(f"job {job['id']} submitted{simulated}: {job['nodes']} nodes for {job['duration']} s, network "
           f"{job.get('network', 'lan')}{scenario_text} "
           f"({api.server.rstrip('/')}/jobs/{job['id']})", file=sys.stderr)

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from typing import Any
 
 COLUMNS = ("t", "type", "peer", "name", "out", "in", "outcome", "op", "depth", "dur", "count")
+# A row with the node that wrote it, as the API and `./splaylab trace --json` give rows.
+NODE_COLUMNS = (COLUMNS[0], "node", *COLUMNS[1:])
 TYPES = ("call", "serve", "ucall", "userve", "connect", "send", "sendto", "op", "capped")
 STARTED = frozenset({"call", "ucall", "send", "sendto"})  # a message this node started
 SERVED = frozenset({"serve", "userve"})  # a request this node received and answered

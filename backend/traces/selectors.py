@@ -3,12 +3,11 @@ from __future__ import annotations
 from typing import Any
 
 from jobs.models import Job
-from lib.trace import COLUMNS, Summary
+from lib.trace import NODE_COLUMNS, Summary
 
 from .models import TraceChunk, TraceSummary
 
-# The API's and `./splaylab trace --json`'s rows: the tracing node after `t`.
-API_COLUMNS = (COLUMNS[0], "node", *COLUMNS[1:])
+API_COLUMNS = NODE_COLUMNS  # the tracing node after `t`
 
 
 def job_start(job: Job) -> float:
