@@ -13,6 +13,7 @@ from jobs.models import ChurnEvent, Job, JobInstance
 from jobs.simulation import simulation_run
 from logs.models import LogLine
 from metrics.models import MetricSeries
+from traces.models import TraceChunk
 
 URL = "/api/jobs/"
 APP = """require "splay.base"
@@ -108,3 +109,34 @@ def test_simulated_jobs_take_up_to_10000_nodes_and_refuse_keep_population(studen
     assert live.status_code == 400 and "up to 10,000 simulated" in live.json()["nodes"][0]
     keep = student_client.post(URL, {"code": APP, "nodes": 3, "mode": "sim", "keep_population": True}, format="json")
     assert keep.status_code == 400 and "keep_population" in keep.json()
+
+
+PING = """require "splay.base"
+local rpc = require "splay.rpc"
+function ping(x) return x end
+rpc.server(job.me.port)
+events.run(function()
+  if job.position == 1 then
+    events.sleep(1)
+    rpc.call(job.nodes[2], {"ping", "hello"})
+  end
+  events.sleep(3)
+  events.exit()
+end)
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_simulated_job_is_traced_only_when_it_asks(student_client, monkeypatch) -> None:
+    traced = create(student_client, monkeypatch, code=PING, nodes=2, duration=5, trace=True)
+    plain = create(student_client, monkeypatch, code=PING, nodes=2, duration=5)
+    for body in (traced, plain):
+        simulation_run(body["id"])
+        assert Job.objects.get(id=body["id"]).state == Job.State.ENDED
+    assert not TraceChunk.objects.filter(job_id=plain["id"]).exists()
+    page = student_client.get(f"/api/jobs/{traced['id']}/trace/").json()
+    nodes = {n["node"]: (n["messages_out"], n["messages_in"]) for n in page["summary"]["nodes"]}
+    assert nodes == {1: (1, 0), 2: (0, 1)}
+    [call] = [r for r in page["rows"] if r[2] == "call"]
+    assert (call[1], call[3], call[4], call[7]) == (1, 2, "ping", "ok")
+    assert 1.0 <= call[0] < 1.1  # virtual seconds since the start
