@@ -33,6 +33,33 @@ async def test_job_json_has_a_trace_block_only_when_the_job_asks(
             assert (await controller.command("stop", job=job))["ok"]
 
 
+PING = """require "splay.base"
+local rpc = require "splay.rpc"
+function ping(x) return x end
+rpc.server(job.me.port)
+events.run(function()
+  if job.position == 1 then
+    events.sleep(0.3)
+    rpc.call(job.nodes[2], {"ping", "hello"})
+  end
+  events.sleep(0.8)
+  events.exit()
+end)
+"""
+
+
+async def test_a_traced_jobs_rows_reach_the_controller_as_trace_records(controller: FakeController, run_daemon) -> None:
+    async with run_daemon():
+        await controller.deploy(41, PING, nodes=2, trace=True)
+        for k in (1, 2):
+            assert (await controller.wait_final(41, k))["state"] == "ENDED"
+        rows = {k: [r for ln in controller.lines(41, k) if ln["level"] == "trace"
+                    for r in json.loads(ln["text"])["rows"]] for k in (1, 2)}
+        assert [(r[1], r[2], r[3], r[6]) for r in rows[1] if r[1] == "call"] == [("call", 2, "ping", "ok")]
+        assert [(r[1], r[2], r[3]) for r in rows[2] if r[1] == "serve"] == [("serve", 1, "ping")]
+        assert all(not ln["text"].startswith("trace") for k in (1, 2) for ln in controller.lines(41, k))
+
+
 async def test_a_bad_trace_option_is_refused_with_the_reason(controller: FakeController, run_daemon) -> None:
     async with run_daemon():
         port = (await controller.command("register", job=31, count=1))["ports"][0]

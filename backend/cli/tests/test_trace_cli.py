@@ -130,6 +130,34 @@ def test_a_run_without_a_trace_says_so_and_bad_usage_exits_2(tmp_path: Path, run
                            "connect, send, sendto, op, capped)\n")
 
 
+PING = """require "splay.base"
+local rpc = require "splay.rpc"
+function ping(x) return x end
+rpc.server(job.me.port)
+events.run(function()
+  if job.position == 1 then
+    events.sleep(0.3)
+    for i = 1, 3 do rpc.call(job.nodes[2], {"ping", "hello"}) end
+  end
+  events.sleep(0.8)
+  events.exit()
+end)
+"""
+
+
+def test_the_jsonl_of_a_real_traced_run_is_read(tmp_path: Path) -> None:
+    app, out = tmp_path / "ping.lua", tmp_path / "ping.jsonl"
+    app.write_text(PING)
+    run = subprocess.run([str(ROOT / "splaylab"), "run", str(app), "--nodes", "2", "--time", "3", "--trace",
+                          "--out", str(out)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    body = json.loads(trace(str(out), "--json").stdout)
+    assert [(r[1], r[2], r[3], r[4], r[7]) for r in body["rows"] if r[2] == "call"] == [(1, "call", 2, "ping", "ok")] * 3
+    assert [(n["node"], n["messages_out"], n["messages_in"], n["peers"]) for n in body["summary"]["nodes"]] == [
+        (1, 3, 0, 1), (2, 0, 3, 1)]
+    assert all(0.3 <= r[0] < 2 for r in body["rows"])  # seconds since the run started
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_job_is_fetched_from_the_server_with_the_clis_token(live_server, student, teacher) -> None:
     from accounts.services import user_token_get_or_create
