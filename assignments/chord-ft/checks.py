@@ -7,11 +7,12 @@ lookup_success_before_failure: the library's lookup_success judges the lookups t
 given instant (`after`) but has no upper bound, so it cannot judge the ring before the scenario's
 failure alone. This one judges the lookups that end in [after, the failure instant), the
 failure instant found as recovery_time finds it (the instant of the scenario's largest leave),
-with the library's truth: the key's owner among the live ids at the lookup's start.
+with the library's judgement (checks_ring.judge_lookups: the key's owner among the live ids at
+the lookup's start, and with local_reach, only answers some node of the lookup could know).
 """
 from __future__ import annotations
 
-from grading.grader.checks import Outcome, owner
+from grading.grader.checks import Outcome, judge_lookups, lookups_message
 
 
 def _failure_instant(run) -> float | None:
@@ -19,34 +20,16 @@ def _failure_instant(run) -> float | None:
     return failure[0] if failure else None
 
 
-def lookup_success_before_failure(ctx, min_rate: float = 0.99, after: float = 0) -> Outcome:
+def lookup_success_before_failure(ctx, min_rate: float = 0.99, after: float = 0, local_reach: int | None = None) -> Outcome:
     run = ctx.run
     failure_t = _failure_instant(run)
     until = failure_t if failure_t is not None else float("inf")
-    right = wrong = unanswered = 0
-    example = ""
-    for r in run.metric("lookup_latency"):
-        if not after <= r["t"] < until:
-            continue
-        f = r.get("fields") or {}
-        try:
-            truth = owner(run.live_ids(r["t"] - float(r["value"])), int(f["key"]))
-            ok = truth is not None and int(f.get("owner", -1)) == truth
-        except (KeyError, TypeError, ValueError):
-            truth, ok = None, False
-        right += ok
-        wrong += not ok
-        if not ok and not example:
-            example = f"; e.g. key {f.get('key')} answered {f.get('owner')}, its owner is {truth}"
-    unanswered = sum(1 for r in run.metric("lookup_failed") if after <= r["t"] < until)
-    total = right + wrong + unanswered
+    judged = judge_lookups(run, after, until, local_reach)
     span = f"between {after:g} s and the failure at {until:.1f} s" if failure_t is not None else f"after {after:g} s"
-    if not total:
+    if not judged:
         return Outcome(0, f"no lookup ended {span}: did find_successor answer at all?")
-    rate = right / total
-    msg = (f"{right} of {total} lookups {span} found the key's owner ({rate:.1%}, needed {min_rate:.0%}); "
-           f"{wrong} answered a wrong node, {unanswered} got no answer{example}")
-    return Outcome(min(1.0, rate / min_rate) if min_rate > 0 else 1.0, msg, rate >= min_rate)
+    rate, msg = lookups_message(judged, run, min_rate)
+    return Outcome(min(1.0, rate / min_rate) if min_rate > 0 else 1.0, f"{span}: {msg}", rate >= min_rate)
 
 
 def successor_lists(ctx, r: int = 4, at: str = "last", min_fraction: float = 1.0) -> Outcome:

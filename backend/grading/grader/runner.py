@@ -1,9 +1,10 @@
-"""One grading run: the composed app under a run of the spec, through `./splaylab run` (simulated
-or live), read back as the JSONL records of docs/simulation.md.
+"""One grading run: the submission (or the reference) as app.lua with the assignment's harness,
+under a run of the spec, through `./splaylab run --harness` (simulated, or live with --trace),
+read back as the JSONL records of docs/simulation.md, trace and harness records included.
 
 Reference runs in simulation are deterministic (docs/simulation.md), so their records are kept in
-a cache keyed by everything that decides them: the composed app, the run, the scenario's text and
-the runtime's own code. Fifty submissions of one assignment run the reference once.
+a cache keyed by everything that decides them: the app, the harness, the run, the scenario's text
+and the runtime's own code. Fifty submissions of one assignment run the reference once.
 """
 from __future__ import annotations
 
@@ -45,24 +46,25 @@ def runtime_digest() -> str:
     return h.hexdigest()
 
 
-def _cache_key(app: str, run: RunSpec, churn_text: str | None) -> str:
-    blob = json.dumps({"app": app, "run": run.key(), "churn": churn_text, "runtime": runtime_digest()},
-                      sort_keys=True)
+def _cache_key(app: str, harness: str | None, run: RunSpec, churn_text: str | None) -> str:
+    blob = json.dumps({"app": app, "harness": harness, "run": run.key(), "churn": churn_text,
+                       "runtime": runtime_digest()}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def execute(app: str, run: RunSpec, churn_text: str | None = None, *, cache_dir: Path | None = None,
-            timeout: float | None = None) -> RunResult:
-    """Run app (Lua source) under run; with cache_dir, simulated runs are read from / written to it."""
+def execute(app: str, run: RunSpec, churn_text: str | None = None, *, harness: str | None = None,
+            cache_dir: Path | None = None, timeout: float | None = None) -> RunResult:
+    """Run app (Lua source) under run, with the assignment's harness (Lua source) loaded before it;
+    with cache_dir, simulated runs are read from / written to it. Every run is traced."""
     key = None
     if cache_dir is not None and run.mode == "sim":
-        key = _cache_key(app, run, churn_text)
+        key = _cache_key(app, harness, run, churn_text)
         hit = cache_dir / f"{key}.json"
         if hit.is_file():
             data = json.loads(hit.read_text())
             return RunResult(run=run, records=data["records"], wall_s=data["wall_s"], failure=data["failure"],
                              cached=True)
-    result = _run(app, run, churn_text, timeout)
+    result = _run(app, harness, run, churn_text, timeout)
     if key is not None and cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=cache_dir, prefix=f".{key}.", suffix=".tmp", delete=False) as f:
@@ -71,15 +73,20 @@ def execute(app: str, run: RunSpec, churn_text: str | None = None, *, cache_dir:
     return result
 
 
-def _run(app: str, run: RunSpec, churn_text: str | None, timeout: float | None) -> RunResult:
+def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, timeout: float | None) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="splaylab-grade-") as tmp:
         folder = Path(tmp)
         (folder / "app.lua").write_text(app, encoding="utf-8")
         out = folder / "records.jsonl"
         argv = [sys.executable, str(RUN_LOCAL), str(folder / "app.lua"), "--time", f"{run.time:g}",
                 "--seed", str(run.seed), "--out", str(out), "--quiet"]
+        if harness is not None:
+            (folder / "harness.lua").write_text(harness, encoding="utf-8")
+            argv += ["--harness", str(folder / "harness.lua")]
         if run.mode == "sim":
-            argv.append("--sim")
+            argv.append("--sim")      # (a simulation is always traced)
+        else:
+            argv.append("--trace")
         if run.net:
             argv += ["--net", run.net]
         if churn_text is not None:

@@ -16,6 +16,8 @@ and pass it this table as the chunk's first argument:
   h.operation(name, fn, ...) -> op, seconds, ok, results...   runs fn(...) as a traced operation:
                               every rpc/urpc call made for it (nested calls and threads included)
                               carries its id; seconds measured by the runtime's clock
+  h.reserve(name) -> op       an operation's id before it runs: h.operation(op, fn, ...) runs it
+                              (a broadcast's message can carry its operation's id)
   h.served(op) -> bool        this node served a call of that operation (a message of it arrived)
   h.random([m [, n]])         math.random's contract on a generator of the harness's own
   h.now()                     the node's clock (virtual in simulation)
@@ -74,6 +76,7 @@ function M.capability(app_env, job, new_math)
     random = rng.random,
     served = trace.served,
     operation = trace.operation,
+    reserve = trace.reserve,
   }
   function h.global(name) return rawget(app_env, name) end
   function h.record(name, value, fields)

@@ -11,6 +11,7 @@ sockets report what they send and serve; the harness's capability starts operati
   trace.context() -> {op = "POS:SESSION:SEQ", depth = d} | nil   the running thread's operation
   trace.adopt(co [, ctx])                     co runs for ctx (default: the running thread's)
   trace.operation(name, fn, ...) -> op, seconds, pcall(fn, ...)'s results
+  trace.reserve(name) -> op        an id given before the operation runs: operation(op, fn, ...)
   trace.served(op) -> true when this node served a call of that operation
   trace.flush(), trace.flush_due(timeout) -> timeout   (the events loop, before it blocks)
 
@@ -43,6 +44,7 @@ local buf, nbuf, oldest = {}, 0, nil
 local agg, agg_keys, agg_dirty = nil, nil, false
 local ctx_of = setmetatable({}, { __mode = "k" })
 local ops_served = {}
+local reserved = {}          -- op id -> name, given by reserve() and not run yet
 local position, session, seq = 0, 0, 0
 local index, index_source = nil, nil
 
@@ -212,11 +214,26 @@ function M.served(op) return ops_served[op] == true end
 
 local function pack(...) return { n = select("#", ...), ... } end
 
+-- An operation's id before it runs (a broadcast names its message after it): operation(id, ...)
+-- then runs it under that id, once.
+function M.reserve(name)
+  seq = seq + 1
+  local id = position .. ":" .. session .. ":" .. seq
+  reserved[id] = tostring(name)
+  return id
+end
+
 function M.operation(name, fn, ...)
   local co = running()
   if not co then error("an operation runs inside a thread (events.thread)", 2) end
-  seq = seq + 1
-  local id = position .. ":" .. session .. ":" .. seq
+  local id
+  if reserved[name] then
+    id, name = name, reserved[name]
+    reserved[id] = nil
+  else
+    seq = seq + 1
+    id = position .. ":" .. session .. ":" .. seq
+  end
   local saved = ctx_of[co]
   ctx_of[co] = { op = id, depth = 0 }
   local t0 = platform.now()

@@ -1,0 +1,250 @@
+"""One grading run's records and the facts checks derive from them (docs/grading.md, "What the
+grader trusts").
+
+Trusted sources only, unless a check says otherwise:
+- the runner's own records: `exit` (how each node ended), `churn` (joins and leaves);
+- the harness's records (`probe`, written through its capability): node_state, lookups, ...;
+- the runtime's message trace (`trace` rows, docs/trace.md): messages, bytes, peers, and the
+  messages of each operation the harness ran.
+The app's own records (`metric`, `log`) are kept for display and for checks that opt in
+(`app_metric`), never read by the trusted checks.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+CALLS = ("call", "ucall")                        # messages a node sends that ask something
+CONTACTS = ("call", "ucall", "connect", "sendto")  # how a node reaches a peer it chose
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest rank: the smallest value with at least p % of the values at or below it."""
+    s = sorted(values)
+    if not s:
+        raise ValueError("no values")
+    return s[max(0, math.ceil(p / 100 * len(s)) - 1)]
+
+
+def stat(values: list[float], name: str) -> float:
+    if name == "count":
+        return float(len(values))
+    if not values:
+        raise ValueError("no values")
+    if name == "mean":
+        return sum(values) / len(values)
+    if name == "min":
+        return min(values)
+    if name == "max":
+        return max(values)
+    m = re.fullmatch(r"p(\d+(?:\.\d+)?)", name)
+    if m:
+        return percentile(values, float(m.group(1)))
+    raise ValueError(f"unknown statistic {name!r} (count, mean, min, max, p50, p90, ...)")
+
+
+def owner(ids: list[int], key: int) -> int | None:
+    """Chord's owner of key: the first id at or after it on the ring."""
+    if not ids:
+        return None
+    i = bisect.bisect_left(ids, key)
+    return ids[i % len(ids)]
+
+
+@dataclass
+class Operation:
+    """An operation the harness ran (h.operation), measured by the runtime."""
+    op: str
+    node: int
+    name: str = ""
+    t: float = 0.0
+    seconds: float = 0.0
+    outcome: str = ""
+    messages: int = 0          # rpc/urpc calls made for it, on every node
+    bytes: int = 0             # bytes those calls sent
+    depth: int = 0             # the longest chain of calls
+    nodes: set[int] = field(default_factory=set)   # nodes that served a call of it
+
+
+@dataclass
+class NodeTraffic:
+    """What one node's trace says it sent and served, over the whole run."""
+    calls: int = 0             # rpc/urpc calls it made
+    served: int = 0            # calls it served
+    raw_sends: int = 0         # the app's own TCP sends and UDP datagrams
+    bytes_out: int = 0
+    bytes_in: int = 0
+    errors: int = 0            # calls it served whose function raised (or was missing)
+    peers: set[int] = field(default_factory=set)   # positions it reached by calls, connects, datagrams
+    own_peers: set[int] = field(default_factory=set)   # ... outside the harness's operations
+
+    @property
+    def messages(self) -> int:
+        return self.calls + self.raw_sends
+
+
+class RunData:
+    """One run's records and the facts derived from them."""
+
+    def __init__(self, name: str, nodes: int, duration: float, records: list[dict[str, Any]],
+                 failure: str | None = None) -> None:
+        self.name, self.nodes, self.duration, self.records, self.failure = name, nodes, duration, records, failure
+        self._probes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._app_metrics: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self._life: dict[int, list[tuple[float, int]]] = defaultdict(list)   # position -> (t, +1 | -1)
+        self.churn_leaves: list[tuple[float, int]] = []
+        self.traffic: dict[int, NodeTraffic] = defaultdict(NodeTraffic)
+        self.operations: dict[str, Operation] = {}
+        self.trace_rows = 0
+        self.trace_capped: set[int] = set()
+        joined_by_churn: set[int] = set()
+        for r in records:
+            kind = r.get("kind")
+            if kind == "probe":
+                self._probes[r.get("name", "")].append(r)
+            elif kind == "metric":
+                self._app_metrics[r.get("name", "")].append(r)
+            elif kind == "trace":
+                self._read_trace(int(r.get("node", 0)), r.get("rows") or [])
+            elif kind == "churn":
+                if r.get("event") == "join":
+                    self._life[r["node"]].append((r["t"], +1))
+                    joined_by_churn.add(r["node"])
+                else:
+                    self._life[r["node"]].append((r["t"], -1))
+                    self.churn_leaves.append((r["t"], r["node"]))
+            elif kind == "exit" and not str(r.get("text", "")).startswith("stopped"):
+                # (the run's end stops every node: not a death a check should see)
+                self._life[r["node"]].append((r["t"], -1))
+        self.by_churn = bool(joined_by_churn)
+        if not self.by_churn:   # no scenario: every node starts at 0
+            for k in range(1, nodes + 1):
+                self._life[k].insert(0, (0.0, +1))
+        for events in self._life.values():
+            events.sort(key=lambda e: (e[0], -e[1]))
+        self._ids: dict[int, list[tuple[float, int]]] = defaultdict(list)      # position -> (t, id)
+        self._ids_t: dict[int, list[float]] = {}
+        for r in self._probes.get("node_state", []):
+            try:
+                self._ids[r["node"]].append((r["t"], int(r["value"])))
+            except (TypeError, ValueError):
+                continue
+        for k, seen in self._ids.items():
+            self._ids_t[k] = [x[0] for x in seen]
+
+    # the trace ---------------------------------------------------------------------------------
+    def _op(self, op: str) -> Operation:
+        o = self.operations.get(op)
+        if o is None:
+            try:
+                node = int(op.split(":", 1)[0])
+            except ValueError:
+                node = 0
+            o = self.operations[op] = Operation(op, node)
+        return o
+
+    def _read_trace(self, node: int, rows: list[Any]) -> None:
+        mine = self.traffic[node]
+        for row in rows:
+            try:
+                t, typ, peer, name, out, inb, outcome, op, depth, dur, count = row[:11]
+                out, inb, count, depth = int(out), int(inb), int(count), int(depth)
+            except (TypeError, ValueError):
+                continue
+            self.trace_rows += 1
+            mine.bytes_out += out
+            mine.bytes_in += inb
+            if typ in CALLS:
+                mine.calls += count
+            elif typ in ("send", "sendto"):
+                mine.raw_sends += count
+            elif typ in ("serve", "userve"):
+                mine.served += count
+                if outcome == "error":
+                    mine.errors += count
+            elif typ == "capped":
+                self.trace_capped.add(node)
+            if typ in CONTACTS and isinstance(peer, int) and peer > 0 and peer != node:
+                mine.peers.add(peer)
+                if not op:
+                    mine.own_peers.add(peer)
+            if not op:
+                continue
+            o = self._op(str(op))
+            if typ == "op":
+                o.name, o.t, o.seconds, o.outcome, o.node = str(name), float(t), float(dur), str(outcome), node
+            elif typ in CALLS:
+                o.messages += count
+                o.bytes += out
+                o.depth = max(o.depth, depth)
+            elif typ in ("serve", "userve"):
+                o.nodes.add(node)
+
+    def operation(self, op: Any) -> Operation | None:
+        return self.operations.get(str(op)) if op is not None else None
+
+    @property
+    def traced(self) -> bool:
+        return self.trace_rows > 0
+
+    # records -----------------------------------------------------------------------------------
+    def largest_failure(self) -> tuple[float, int] | None:
+        """(instant, nodes) of the churn's largest simultaneous leave (the earliest of equals),
+        None without any leave: what failure-scenario checks measure from."""
+        by_instant: dict[float, int] = defaultdict(int)
+        for t, _ in self.churn_leaves:
+            by_instant[round(t, 1)] += 1
+        if not by_instant:
+            return None
+        t = max(by_instant, key=lambda t: (by_instant[t], -t))
+        return t, by_instant[t]
+
+    def metric(self, name: str) -> list[dict[str, Any]]:
+        """The harness's records of that name (trusted)."""
+        return self._probes.get(name, [])
+
+    def values(self, name: str) -> list[float]:
+        return [float(r["value"]) for r in self.metric(name)]
+
+    def app_metric(self, name: str) -> list[dict[str, Any]]:
+        """The submission's own splay.metrics records of that name: NOT trusted; a check that
+        reads them says so in its message (docs/grading.md)."""
+        return self._app_metrics.get(name, [])
+
+    def logs(self, *levels: str) -> list[dict[str, Any]]:
+        return [r for r in self.records if r.get("kind") == "log" and r.get("level") in levels]
+
+    def exits(self) -> list[dict[str, Any]]:
+        return [r for r in self.records if r.get("kind") == "exit"]
+
+    def alive(self, k: int, t: float) -> bool:
+        state = False
+        for at, delta in self._life.get(k, []):
+            if at > t:
+                break
+            state = delta > 0
+        return state
+
+    def alive_at(self, t: float) -> set[int]:
+        return {k for k in self._life if self.alive(k, t)}
+
+    def id_of(self, k: int, t: float) -> int | None:
+        """The ring id node k reported last at or before t (else its first report after t)."""
+        seen = self._ids.get(k)
+        if not seen:
+            return None
+        i = bisect.bisect_right(self._ids_t[k], t)
+        return seen[i - 1][1] if i else seen[0][1]
+
+    def live_ids(self, t: float) -> list[int]:
+        return sorted(i for i in (self.id_of(k, t) for k in self.alive_at(t)) if i is not None)
+
+    def state_rounds(self) -> dict[Any, list[dict[str, Any]]]:
+        rounds: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+        for r in self.metric("node_state"):
+            rounds[(r.get("fields") or {}).get("round", round(r["t"]))].append(r)
+        return rounds
