@@ -66,7 +66,8 @@ local src = read_file(spec.app)
 local harness_src = spec.harness and read_file(spec.harness) or nil
 -- the message trace is always on in simulation (docs/trace.md); `trace: false` turns it off
 -- for benchmarks only
-local trace_spec = spec.trace == false and nil or (type(spec.trace) == "table" and spec.trace or {})
+local trace_spec = nil
+if spec.trace ~= false then trace_spec = type(spec.trace) == "table" and spec.trace or {} end
 
 -- records out --------------------------------------------------------------------------------
 local out, nout = {}, 0

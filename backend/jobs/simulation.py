@@ -89,10 +89,9 @@ class _Run:
             metrics = metric_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines)
             if metrics["chunks"]:
                 async_to_sync(metric_chunks_publish)(job_id, metrics["chunks"])
-            # trace rows carry virtual seconds: stored, like every `t`, as the job's start plus them;
-            # only for a job that asked (the simulator is told so, this holds whatever it does)
-            taken = lines if self.job.trace else [ln for ln in lines if ln["level"] != "trace"]
-            traces = trace_lines_ingest(job_id=job_id, nodes=None, raw_lines=taken, t_offset=self.epoch)
+            # trace rows carry virtual seconds: stored, like every `t`, as the job's start plus them
+            # (a simulation is always traced, docs/trace.md)
+            traces = trace_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines, t_offset=self.epoch)
             stored = log_lines_ingest(job_id=job_id, nodes=None,
                                       raw_lines=lines + metrics["rejected"] + traces["rejected"])
             if stored:
@@ -151,8 +150,8 @@ def _sim_job(job: Job, app: Path) -> simulate.SimJob:
     return simulate.SimJob(app=app, nodes=job.nodes, time=float(job.duration), seed=seed, net_blocks=blocks,
                            churn=churn, until=until, stop_reason=stop_reason, job_id=job.id,
                            list_type=descriptor.list_type, list_size=descriptor.list_size,
-                           # the simulator traces unless told not to: only the jobs that ask
-                           trace=dict(job.trace) if job.trace else False,
+                           # a simulation is always traced (docs/trace.md); the job's block sets its cap
+                           trace=dict(job.trace) if isinstance(job.trace, dict) else None,
                            max_wall=float(job.duration) * 20 + 600)
 
 

@@ -127,14 +127,20 @@ end)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_simulated_job_is_traced_only_when_it_asks(student_client, monkeypatch) -> None:
-    traced = create(student_client, monkeypatch, code=PING, nodes=2, duration=5, trace=True)
+def test_a_simulated_job_is_always_traced(student_client, monkeypatch) -> None:
+    three_pings = PING.replace('rpc.call(job.nodes[2], {"ping", "hello"})',
+                               'for _ = 1, 3 do rpc.call(job.nodes[2], {"ping", "hello"}) end')
+    capped = create(student_client, monkeypatch, code=three_pings, nodes=2, duration=5, trace={"max_events": 1})
     plain = create(student_client, monkeypatch, code=PING, nodes=2, duration=5)
-    for body in (traced, plain):
+    for body in (capped, plain):
         simulation_run(body["id"])
         assert Job.objects.get(id=body["id"]).state == Job.State.ENDED
-    assert not TraceChunk.objects.filter(job_id=plain["id"]).exists()
-    page = student_client.get(f"/api/jobs/{traced['id']}/trace/").json()
+    assert TraceChunk.objects.filter(job_id=capped["id"]).exists()
+    # the job's cap holds in simulation too: one listed row per node, then aggregates whose sums stay exact
+    summary = student_client.get(f"/api/jobs/{capped['id']}/trace/").json()["summary"]
+    assert summary["capped"] is True
+    assert {n["node"]: n["messages_out"] for n in summary["nodes"]} == {1: 3, 2: 0}
+    page = student_client.get(f"/api/jobs/{plain['id']}/trace/").json()
     nodes = {n["node"]: (n["messages_out"], n["messages_in"]) for n in page["summary"]["nodes"]}
     assert nodes == {1: (1, 0), 2: (0, 1)}
     [call] = [r for r in page["rows"] if r[2] == "call"]
