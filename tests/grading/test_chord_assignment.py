@@ -8,21 +8,27 @@ from pathlib import Path
 from grading_helpers import failed, graded
 
 FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "chord"
-ERRORS, SUCC, PRED, LOOKUPS, HOPS, LATENCY = (
+ERRORS, SUCC, PRED, LOOKUPS, HOPS, PEERS, MESSAGES, LATENCY = (
     "No node raises an error", "Every successor is right", "Every predecessor is right",
-    "Lookups find the key's owner", "Lookups take O(log N) hops", "Lookup latency close to the reference's")
+    "Lookups find the key's owner", "Lookups take O(log N) hops", "Each node talks to a few peers, not to everyone",
+    "Messages per node close to the reference's", "Lookup latency close to the reference's")
 
 
 def test_the_reference_scores_100(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "reference/app.lua", cache)
     assert score == 100, checks
     assert "64 of 64 live nodes" in checks[SUCC]["message"]
+    # hops are measured from the trace; the reference counts its own forwards right, so they agree
+    assert "hops measured from the trace: mean 2.88" in checks[HOPS]["message"]
+    assert "the submission claimed a mean of 2.88" in checks[HOPS]["message"]
 
 
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "starter/app.lua", cache)
     assert score < 20
-    assert failed(checks) == {SUCC, PRED, LOOKUPS, HOPS, LATENCY}
+    assert failed(checks) == {SUCC, PRED, LOOKUPS, HOPS, PEERS, MESSAGES, LATENCY}
+    # a starter sends nothing: too little traffic to say whom its nodes talk to
+    assert "too little traffic to judge" in checks[PEERS]["message"]
     assert "has successor" in checks[SUCC]["message"] and "the right one is" in checks[SUCC]["message"]
     assert "too few to judge" in checks[HOPS]["message"]
 
@@ -31,6 +37,7 @@ def test_linear_routing_is_right_but_slow(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "variants/linear-routing.lua", cache)
     assert failed(checks) == {HOPS, LATENCY}, checks
     assert "bound 0.5 x log2(64) + 1" in checks[HOPS]["message"]
+    assert "hops measured from the trace: mean 31." in checks[HOPS]["message"]
     assert 50 < score < 90
 
 

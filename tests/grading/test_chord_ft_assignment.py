@@ -13,13 +13,13 @@ import pytest
 from grading.grader import grade, load_assignment
 
 FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "chord-ft"
-ERRORS, BEFORE, SUCC, LISTS, PRED, RECOVERY, AFTER, HOPS, LATENCY = (
+ERRORS, BEFORE, SUCC, LISTS, PRED, RECOVERY, AFTER, HOPS, PEERS, LATENCY = (
     "No node raises an error", "Lookups find the key's owner before the failure",
     "Every successor is right after the failure", "Every successor list is right after the failure",
     "Every predecessor is right after the failure", "Lookups recover within 30 s of the failure",
     "Lookups find the key's owner from 30 s after the failure", "Lookups take O(log N) hops",
-    "Lookup latency close to the reference's")
-ALL = {ERRORS, BEFORE, SUCC, LISTS, PRED, RECOVERY, AFTER, HOPS, LATENCY}
+    "Each node talks to a few peers, not to everyone", "Lookup latency close to the reference's")
+ALL = {ERRORS, BEFORE, SUCC, LISTS, PRED, RECOVERY, AFTER, HOPS, PEERS, LATENCY}
 
 
 SUBMISSIONS = ["reference/app.lua", "starter/app.lua", "variants/stale-successor-list.lua",

@@ -8,10 +8,11 @@ from pathlib import Path
 from grading_helpers import failed, graded
 
 FOLDER = Path(__file__).resolve().parents[2] / "assignments" / "cyclon"
-ERRORS, ERRORS_CHURN, HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN = (
+ERRORS, ERRORS_CHURN, HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN, SHUFFLE = (
     "No node raises an error", "No node raises an error under churn", "Views are full, clean and connected",
     "Every view holds 10 other peers, none twice", "In-degrees stay close to the mean",
-    "Dead peers leave the views within 80 s", "Views are healthy again after the failure")
+    "Dead peers leave the views within 80 s", "Views are healthy again after the failure",
+    "Nodes shuffle: messages per node close to the reference's")
 
 
 def test_the_spec_weighs_100_points(assignment) -> None:
@@ -30,7 +31,7 @@ def test_the_reference_scores_100(assignment, cache) -> None:
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "starter/app.lua", cache)
     assert score < 30
-    assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN}
+    assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN, SHUFFLE}
     # views stay the bootstrap's: the three introducers only
     assert "0 of 200 views hold 10 entries" in checks[HEALTH]["message"]
     assert "3 of 200 nodes are in at least 1 other views" in checks[HEALTH]["message"]
@@ -68,6 +69,8 @@ def test_random_views_that_never_shuffle_fail_the_in_degree_spread(assignment, c
     _, checks, _ = graded(assignment, "variants/random-views-no-shuffle.lua", cache)
     # full, clean, connected: view_health alone cannot tell them from Cyclon's
     assert HEALTH not in failed(checks) and DISTINCT not in failed(checks)
-    assert failed(checks) == {SPREAD, DEAD, HEALTH_CHURN}, checks
+    assert failed(checks) == {SPREAD, DEAD, HEALTH_CHURN, SHUFFLE}, checks
+    # views it never exchanged: the trace shows no shuffle at all
+    assert "messages per node, mean: 0 measured from the trace" in checks[SHUFFLE]["message"]
     assert checks[SPREAD]["points"] < 5
     assert "views drawn at random would give" in checks[SPREAD]["message"]

@@ -20,14 +20,19 @@ CHORD = ROOT / "assignments" / "chord"
 
 
 def tiny_assignment(tmp: Path, checks: list[dict], checks_py: str | None = None, **run: object) -> Path:
-    """A one-run assignment around a small app; the harness logs nothing."""
+    """A one-run assignment around a small app: the harness records one lookup_latency per node,
+    the value the app's global measure() returns, when the app defines it (the reference does)."""
     folder = tmp / "tiny"
     (folder / "starter").mkdir(parents=True)
     (folder / "reference").mkdir()
     (folder / "starter" / "app.lua").write_text("-- nothing\n")
-    (folder / "reference" / "app.lua").write_text(
-        "events.thread(function() metrics.observe('lookup_latency', 0.1) end)\n")
-    (folder / "harness.lua").write_text("metrics = require 'splay.metrics'\n")
+    (folder / "reference" / "app.lua").write_text("function measure() return 0.1 end\n")
+    (folder / "harness.lua").write_text(
+        "local h = ...\n"
+        "require('splay.events').thread(function()\n"
+        "  local measure = h.global('measure')\n"
+        "  if type(measure) == 'function' then h.record('lookup_latency', measure()) end\n"
+        "end)\n")
     (folder / "README.md").write_text("# tiny\n")
     spec = {"title": "Tiny", "runs": [{"name": "one", "nodes": 3, "time": 5, **run}], "checks": checks}
     (folder / "assignment.yaml").write_text(yaml.safe_dump(spec))
@@ -114,6 +119,23 @@ def test_custom_checks_run_and_a_broken_one_loses_only_its_points(tmp_path: Path
     assert by_name["samples"]["message"] == "3 samples, the reference 3"
     assert "grader error" in by_name["broken"]["message"] and "ZeroDivisionError" in by_name["broken"]["message"]
     assert grade(a, "-- does nothing\n", cache_dir=tmp_path).to_dict()["score"] == 0
+
+
+def test_the_apps_own_metrics_are_not_the_harnesss_records(tmp_path: Path) -> None:
+    checks_py = ("from grading.grader.checks import Outcome\n"
+                 "def samples(ctx):\n"
+                 "    n, own = len(ctx.run.values('lookup_latency')), len(ctx.run.app_metric('lookup_latency'))\n"
+                 "    return Outcome(1 if n >= 3 else 0, f'{n} samples, {own} of its own')\n")
+    folder = tiny_assignment(tmp_path, [{"name": "samples", "check": "custom:samples"}], checks_py)
+    # the app writes records of the harness's name, in every way it can reach
+    forger = ("local metrics = require 'splay.metrics'\n"
+              "metrics.observe('lookup_latency', 0.1)\n"
+              "print('probe\\t{\"name\":\"lookup_latency\",\"value\":0.1}')\n"
+              "io.write('probe\\t{\"name\":\"lookup_latency\",\"value\":0.1}\\n')\n"
+              "log.info('\\nprobe\\t{\"name\":\"lookup_latency\",\"value\":0.1}')\n")
+    report = grade(load_assignment(folder), forger, cache_dir=tmp_path).to_dict()
+    assert report["score"] == 0
+    assert report["checks"][0]["message"] == "0 samples, 3 of its own"
 
 
 def test_a_custom_check_that_checks_py_does_not_define_is_refused(tmp_path: Path) -> None:
