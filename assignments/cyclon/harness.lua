@@ -9,7 +9,7 @@
 local h = ...
 local events = require "splay.events"
 
-local EVERY = 10
+local EVERY, TIMEOUT = 10, 2
 local type, tostring, tonumber, rawget, pcall, ipairs = type, tostring, tonumber, rawget, pcall, ipairs
 local floor, concat = math.floor, table.concat
 
@@ -45,15 +45,19 @@ events.thread(function()
     events.sleep(round * EVERY - h.now())
     local ok, v = true, h.global("view")
     local get_view = h.global("get_view")
-    if type(get_view) == "function" then ok, v = pcall(get_view) end
+    -- the submission's get_view runs in a thread of its own: it never holds (or stalls) this one
+    if type(get_view) == "function" then ok, v = h.call(TIMEOUT, get_view) end
     local p
     if ok and type(v) == "table" then ok, p = pcall(positions, v) end
     if ok and p then
       h.record("view", #p, { view = concat(p, ","), round = round })
-    elseif not warned then
-      warned = true
-      h.record("harness_error", 1, {text = "no view to sample (keep the global `view`, or define get_view()): "
-               .. (ok and "view is " .. type(v) or (type(v) == "string" and v or "get_view raised"))})
+    else
+      h.record("view", 0, { view = "", round = round })   -- no view this round: an empty one
+      if not warned then
+        warned = true
+        h.record("harness_error", 1, {text = "no view to sample (keep the global `view`, or define get_view()): "
+                 .. (ok and "view is " .. type(v) or (type(v) == "string" and v or "get_view raised"))})
+      end
     end
   end
 end)

@@ -19,12 +19,17 @@ and pass it this table as the chunk's first argument:
   h.reserve(name) -> op       an operation's id before it runs: h.operation(op, fn, ...) runs it
                               (a broadcast's message can carry its operation's id)
   h.served(op) -> bool        this node served a call of that operation (a message of it arrived)
+  h.call(timeout, fn, ...) -> true, results... | false, err   runs fn(...) of the submission in a
+                              thread of its own and waits at most timeout s: the submission never
+                              holds a harness thread (coroutine.running() in fn is not the caller's,
+                              so it cannot kill or stall it); err "timeout" or the error raised
   h.random([m [, n]])         math.random's contract on a generator of the harness's own
   h.now()                     the node's clock (virtual in simulation)
 
 Nothing here is reachable from the submission: h exists only as the harness chunk's argument.
 ]=]
 local platform = require "splaylab.platform"
+local events = require "splaylab.events"
 local output = require "splaylab.output"
 local trace = require "splaylab.trace"
 local cjson = require("cjson").new()
@@ -32,7 +37,10 @@ local cjson = require("cjson").new()
 local M = { _NAME = "splaylab.harness", _VERSION = "0.1" }
 
 local type, pairs, error, tonumber, rawget, tostring = type, pairs, error, tonumber, rawget, tostring
-local sub = string.sub   -- never a method call: string methods index the submission's string table
+-- never a method call on a string: string methods index the submission's string table
+local sub, format = string.sub, string.format
+local select, unpack, pcall = select, unpack, pcall
+local function pack(...) return { n = select("#", ...), ... } end
 local MAX_NAME, MAX_FIELDS, MAX_STRING = 100, 20, 512
 
 -- name, value, fields as splay.metrics accepts them -> the record's JSON text
@@ -79,6 +87,19 @@ function M.capability(app_env, job, new_math)
     reserve = trace.reserve,
   }
   function h.global(name) return rawget(app_env, name) end
+  -- the event a call's thread fires names a token the submission cannot guess
+  local calls, token = 0, format("%08x", rng.random(0, 0x7fffffff))
+  function h.call(timeout, fn, ...)
+    calls = calls + 1
+    local name = "harness:" .. token .. ":" .. calls
+    local args = { n = select("#", ...), ... }
+    events.thread(function()
+      events.fire(name, pack(pcall(fn, unpack(args, 1, args.n))))
+    end)
+    local got, res = events.wait(name, tonumber(timeout) or 10)
+    if not got then return false, "timeout" end
+    return unpack(res, 1, res.n)
+  end
   function h.record(name, value, fields)
     output.write("probe", encode(name, value, fields))
   end
