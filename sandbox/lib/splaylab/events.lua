@@ -26,20 +26,18 @@ An error in a thread calls M.on_error(co, err) (node.lua: log it and exit 1). M.
 set, is called once, the first time the loop is about to block.
 Graceful leave: once node.lua called platform.catch_leave(), the loop's select also watches
 platform.leave_signal() (and reads it every settings.leave_poll s while threads keep the loop
-busy). On a leave request: without on_leave handlers, an info record "left gracefully" and
-events.exit(); else an info record "leaving gracefully", each handler starts as a thread (in
-registration order, running side by side with the app's threads) and the node exits when the
-last one returns ("left gracefully"); a handler may also call events.exit(). A second request
-ends the node at once. The host kills the node after its grace period (run_local: 2 s).
+busy); splaylab.events_leave runs the on_leave handlers (its header says how). Semaphores and
+locks are splaylab.events_locks, on this scheduler's suspend and wake-up.
 Outside a thread, sleep blocks the process; wait and lock raise (nothing could wake them).
 Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once). A leave
 request is seen only when the loop runs: a thread that computes without yielding, or code
 blocking outside a thread, delays it (up to the host's SIGKILL).
 ]]
 local platform = require "splaylab.platform"
-local output = require "splaylab.output"
 local heap = require "splaylab.heap"
 local trace = require "splaylab.trace"
+local leave = require "splaylab.events_leave"
+local locks = require "splaylab.events_locks"
 
 local M = { _NAME = "splaylab.events", _VERSION = "0.3", settings = { poll_every = 1, leave_poll = 0.05 } }
 
@@ -61,10 +59,6 @@ local readers, writers = {}, {}   -- raw socket -> record
 local nsock = 0
 local looping, exiting = false, false
 local count = 0
-local leave_handlers = {}  -- functions given to on_leave, in order
-local leaving = false      -- a leave request arrived: the handlers are running
-local handlers_left = 0    -- leave handlers that have not returned yet
-local next_leave_poll = 0  -- when a busy loop reads the leave signal next
 
 M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
@@ -267,87 +261,11 @@ function M.exit()
   if current() then yield(KILLED) end
 end
 
--- graceful leave -------------------------------------------------------------------------
-local function leave_now(text)
-  output.write("info", text)
-  M.exit()
-end
-
-local function start_leave_handler(f)
-  handlers_left = handlers_left + 1
-  M.thread(function()
-    f()
-    handlers_left = handlers_left - 1
-    if handlers_left == 0 then leave_now("left gracefully") end
-  end)
-end
-
--- `requests` leave requests were read from the leave signal (usually 0 or 1).
-local function on_leave_requests(requests)
-  if requests == 0 then return end
-  if leaving then return leave_now("left at once: a second leave request came during the on_leave handlers") end
-  leaving = true
-  if #leave_handlers == 0 then return leave_now("left gracefully") end
-  output.write("info", "leaving gracefully")
-  for _, f in ipairs(leave_handlers) do start_leave_handler(f) end
-end
-
-function M.on_leave(f)
-  if type(f) ~= "function" then error("events.on_leave: function expected, got " .. type(f), 2) end
-  leave_handlers[#leave_handlers + 1] = f
-  if leaving then start_leave_handler(f) end   -- registered by a running handler: runs too
-end
-
--- Threads that stay ready never let the loop block in select: read the leave signal
--- directly then, at most every settings.leave_poll seconds (each read is a system call).
-local function poll_leave_signal()
-  local leave_signal = platform.leave_signal()
-  if not leave_signal then return end
-  local now = platform.now()
-  if now < next_leave_poll then return end
-  next_leave_poll = now + M.settings.leave_poll
-  on_leave_requests(leave_signal:received())
-end
-
--- semaphores and locks ---------------------------------------------------------------------
-function M.semaphore(max)
-  max = tonumber(max) or 1
-  local sem = { free = max, queue = {} }
-  function sem.lock(self, timeout)
-    if self ~= sem then timeout = self end
-    if sem.free > 0 then sem.free = sem.free - 1; return true end
-    local rec = current()
-    if not rec then error("events.semaphore: lock would block outside an events thread", 2) end
-    local entry = { rec, rec.token }
-    sem.queue[#sem.queue + 1] = entry
-    suspend(rec, tonumber(timeout) and platform.now() + tonumber(timeout))
-    if rec.wake_args[1] == true then return true end   -- handed over by unlock
-    for i, e in ipairs(sem.queue) do if e == entry then table.remove(sem.queue, i); break end end
-    return false
-  end
-  function sem.unlock()
-    while sem.queue[1] do
-      local e = table.remove(sem.queue, 1)
-      if wake(e[1], e[2], true) then return end   -- the slot passes to that thread
-    end
-    if sem.free < max then sem.free = sem.free + 1 end
-  end
-  return sem
-end
-
-function M.lock() return M.semaphore(1) end
-
-local sync_lock
-function M.synchronize(f, timeout)
-  sync_lock = sync_lock or M.lock()
-  if not sync_lock:lock(timeout) then return nil, "timeout" end
-  local res = { n = 0 }
-  local function pack(...) res = { n = select("#", ...), ... } end
-  pack(pcall(f))
-  sync_lock:unlock()
-  if not res[1] then error(res[2], 0) end
-  return unpack(res, 2, res.n)
-end
+-- graceful leave (splaylab.events_leave), semaphores and locks (splaylab.events_locks) -------
+leave.attach(M)
+M.on_leave = leave.on_leave
+locks.attach(M, { current = current, suspend = suspend, wake = wake })
+M.semaphore, M.lock, M.synchronize = locks.semaphore, locks.lock, locks.synchronize
 
 -- the loop ---------------------------------------------------------------------------------
 local function step(rec)
@@ -400,7 +318,7 @@ local function poll_sockets(timeout)
     if rec then wake(rec, rec.token, "ready") end
   end
   -- after the wake-ups: a handler then runs in the same round as the data that arrived
-  if leave_requested then on_leave_requests(leave_signal:received()) end
+  if leave_requested then leave.requests(leave_signal:received()) end
 end
 
 -- M.on_idle(): called once, the first time the loop has nothing to run and is about to block
@@ -428,7 +346,7 @@ function M.run(f)
       -- poll between rounds only when threads are still ready (no starvation); otherwise the
       -- next round blocks in select anyway, and a second select here would cost a syscall
       if #ready > 0 and not exiting then
-        if nsock > 0 then poll_sockets(0) else poll_leave_signal() end
+        if nsock > 0 then poll_sockets(0) else leave.poll() end
       end
     -- only sleepers and a leave signal: select on the signal, so a leave cuts the sleep short
     elseif nsock > 0 or (timers[1] and platform.leave_signal()) then
@@ -445,7 +363,7 @@ function M.run(f)
   if exiting then
     recs, ready, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}
     nsock, count, exiting, stale = 0, 0, false, 0
-    leave_handlers, leaving, handlers_left, next_leave_poll = {}, false, 0, 0
+    leave.reset()
   end
   looping = false
 end

@@ -1,0 +1,192 @@
+--[[
+splaylab.socket_policy - what splaylab.socket lets a node do with the network: the ports it may
+bind, the addresses it may reach, the sockets it may hold and the bytes it may move.
+
+Runtime side only (splaylab.socket; never given to student code):
+  policy.init(opts)                       socket.init's options (me, peers, addresses, nb_ports,
+                                          bind_ports, allow, deny, max_sockets, max_send,
+                                          max_receive, udp_drop_ratio); resets stats and warnings
+  policy.settings, policy.stats           the tables socket.settings and socket.stats are
+                                          (stats = {sockets, sent, received, dropped}, a new
+                                          table at each init)
+  policy.may_bind(port) -> bool           policy.bind_denied(port) -> nil, message
+  policy.check_dest(host, port, verb) -> ip | nil, message     resolve, then the rules below
+  policy.deny_blacklisted(ip, port, verb) -> true | nil, message
+  policy.count_socket() -> true | nil, message                 one more open socket
+  policy.budget("send" | "receive", n) -> true | nil, message  may n more bytes move?
+  policy.ipv4_network(text) -> {base, size} | nil              "a.b.c.d" or "a.b.c.d/n"
+
+Rules (limits from job.json "limits", see docs/architecture.md):
+  bind: only this instance's ports: me.port .. me.port + nb_ports - 1 and bind_ports.
+  connect / sendto / setpeername: only the job's nodes (each node's port range) and `allow`;
+    a UDP socket may also answer (sendto) any address it received a datagram from;
+    denied: nil, "connect to IP:PORT denied: not a node of this job" plus a warning record.
+  deny (job.json limits.connect_deny: the controller's blacklist) wins over everything, the
+    job's nodes, `allow` and UDP replies included: nil, "connect to IP:PORT denied: blacklisted
+    by the controller" (sendto: "send to ...") plus a warning record. IPv4 addresses and CIDR
+    networks; other entries (IPv6) are ignored, as the runtime has no IPv6.
+  sockets: at most max_sockets open at once ("too many sockets: network_max_sockets = N").
+  bytes: max_send / max_receive over the node's life ("send budget exhausted:
+    network_max_send = N bytes"); splaylab.socket never hands out more than the budget's bytes
+    (a read is cut there, a datagram that does not fit is dropped).
+Warnings are records "[splay.socket] ..."; a refused destination (or budget, or the socket
+limit) is warned about once per init, a refused bind every time.
+Limits: IPv4 only; names are resolved (platform.toip) before the check, never restricted.
+]]
+local platform = require "splaylab.platform"
+local log = require "splaylab.log"
+
+local M = { _NAME = "splaylab.socket_policy", _VERSION = "0.1" }
+
+local tostring, tonumber, ipairs = tostring, tonumber, ipairs
+local format = string.format
+
+local l = log.new(1, "[splay.socket]")
+
+M.settings = {
+  max_sockets = 256,
+  max_send = 1024 * 1024 * 1024,
+  max_receive = 1024 * 1024 * 1024,
+  udp_drop_ratio = 0,
+  nb_ports = 1,
+  first_port = nil,     -- me.port
+  bind_ports = {},      -- set: port -> true
+  peers = {},           -- set: "ip:port" -> true (every port of every node)
+  allow = {},           -- set: "ip:port" | "ip:*" -> true
+  deny = {},            -- list of { base, size }: IPv4 networks (base address as a number)
+}
+M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
+
+local warned = {}
+
+local function warn_once(key, msg)
+  if not warned[key] then warned[key] = true; l:warn(msg) end
+end
+
+-- "a.b.c.d" -> its number, or nil when it is not a dotted IPv4 address
+local function ipv4_number(ip)
+  local a, b, c, d = tostring(ip):match("^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
+  if not a then return nil end
+  a, b, c, d = tonumber(a), tonumber(b), tonumber(c), tonumber(d)
+  if a > 255 or b > 255 or c > 255 or d > 255 then return nil end
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- "a.b.c.d" or "a.b.c.d/n" -> { base, size } (the network's first address and its size)
+local function ipv4_network(text)
+  local addr, bits = tostring(text):match("^([^/]+)/(%d+)$")
+  if not addr then addr, bits = tostring(text), "32" end
+  local n, len = ipv4_number(addr), tonumber(bits)
+  if not n or len > 32 then return nil end
+  local size = 2 ^ (32 - len)
+  return { base = n - n % size, size = size }
+end
+M.ipv4_network = ipv4_network
+
+local function blacklisted(ip)
+  local deny = M.settings.deny
+  if #deny == 0 then return false end
+  local n = ipv4_number(ip)
+  if not n then return false end
+  for _, net in ipairs(deny) do
+    if n - n % net.size == net.base then return true end
+  end
+  return false
+end
+
+-- nil, message (and a warning) when ip is blacklisted
+local function deny_blacklisted(ip, port, verb)
+  if not blacklisted(ip) then return true end
+  local key = ip .. ":" .. tostring(tonumber(port))
+  local msg = format("%s to %s denied: blacklisted by the controller", verb, key)
+  warn_once("blacklist " .. key, msg)
+  return nil, msg
+end
+M.deny_blacklisted = deny_blacklisted
+
+function M.init(opts)
+  local s = M.settings
+  s.max_sockets = tonumber(opts.max_sockets) or s.max_sockets
+  s.max_send = tonumber(opts.max_send) or s.max_send
+  s.max_receive = tonumber(opts.max_receive) or s.max_receive
+  s.udp_drop_ratio = tonumber(opts.udp_drop_ratio) or 0
+  s.nb_ports = tonumber(opts.nb_ports) or 1
+  s.first_port = opts.me and tonumber(opts.me.port)
+  s.bind_ports, s.peers, s.allow, s.deny = {}, {}, {}, {}
+  for _, p in ipairs(opts.bind_ports or {}) do s.bind_ports[tonumber(p)] = true end
+  local function add_node(n)
+    local ip, port = n.ip and platform.toip(tostring(n.ip)), tonumber(n.port)
+    if ip and port then
+      for k = 0, s.nb_ports - 1 do s.peers[ip .. ":" .. (port + k)] = true end
+    end
+  end
+  if opts.addresses then
+    -- the simulator's one index of the job's addresses, shared by every node (read only): a
+    -- set of its own per node would cost memory in N^2
+    s.peers = opts.addresses
+  else
+    if opts.me then add_node(opts.me) end
+    for _, n in ipairs(opts.peers or {}) do add_node(n) end
+  end
+  for _, a in ipairs(opts.allow or {}) do s.allow[tostring(a)] = true end
+  for _, a in ipairs(opts.deny or {}) do
+    local net = ipv4_network(a)
+    if net then s.deny[#s.deny + 1] = net end
+  end
+  M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
+  warned = {}
+end
+
+function M.may_bind(port)
+  local s = M.settings
+  port = tonumber(port)
+  if not port then return false end
+  if s.bind_ports[port] then return true end
+  return s.first_port ~= nil and port >= s.first_port and port < s.first_port + s.nb_ports
+end
+
+function M.bind_denied(port)
+  local s = M.settings
+  local range = s.first_port and format("%d-%d", s.first_port, s.first_port + s.nb_ports - 1) or "none"
+  local msg = format("bind to port %s denied: outside this instance's ports (%s)", tostring(port), range)
+  l:warn(msg)
+  return nil, msg
+end
+
+-- Resolve and check a destination. Returns ip or nil, message.
+function M.check_dest(host, port, verb)
+  local ip, err = platform.toip(tostring(host))
+  if not ip then return nil, err end
+  local ok, denied = deny_blacklisted(ip, port, verb)
+  if not ok then return nil, denied end
+  local key = ip .. ":" .. tostring(tonumber(port))
+  local s = M.settings
+  if s.peers[key] or s.allow[key] or s.allow[ip .. ":*"] then return ip end
+  local msg = format("%s to %s denied: not a node of this job", verb, key)
+  warn_once("deny " .. key, msg)
+  return nil, msg
+end
+
+function M.count_socket()
+  local s = M.settings
+  if M.stats.sockets >= s.max_sockets then
+    local msg = format("too many sockets: network_max_sockets = %d", s.max_sockets)
+    warn_once("sockets", msg)
+    return nil, msg
+  end
+  M.stats.sockets = M.stats.sockets + 1
+  return true
+end
+
+function M.budget(kind, n)
+  local s = M.settings
+  local used, max = M.stats[kind == "send" and "sent" or "received"], kind == "send" and s.max_send or s.max_receive
+  if used + n > max then
+    local msg = format("%s budget exhausted: network_max_%s = %d bytes", kind, kind, max)
+    warn_once("budget " .. kind, msg)
+    return nil, msg
+  end
+  return true
+end
+
+return M

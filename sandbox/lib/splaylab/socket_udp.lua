@@ -1,0 +1,146 @@
+--[[
+splaylab.socket_udp - the UDP object of splaylab.socket (`socket.udp()`): LuaSocket's udp
+methods on a non-blocking transport socket, under splaylab.socket_policy's rules.
+
+Runtime side only. splaylab.socket builds it once, handing over its private registries (they
+stay out of student code's reach: upvalues of the methods, as in splaylab.socket):
+  local wrap_udp = require("splaylab.socket_udp").build{raw = RAW, internal = INTERNAL,
+    common = common, traced = traced, deadline_of = deadline_of}
+  wrap_udp(raw) -> wrapper       methods setsockname, setpeername, send, sendto, receive,
+                                 receivefrom, and splaylab.socket's common ones (settimeout,
+                                 close, getsockname, getpeername, setoption, getfd, dirty)
+Each build has its own methods and state (nothing at module level).
+Rules: setsockname only on this instance's ports; setpeername / sendto only to the job's nodes
+and `allow`, or (sendto) back to an address receivefrom got a datagram from (the blacklist
+still wins); a datagram counts in the send / receive budgets, one that does not fit the receive
+budget is dropped; a sent datagram is dropped with probability udp_drop_ratio, and goes through
+the emulated WAN (splaylab.socket_netem) when it is on.
+Limits: a reply is allowed by the sender's address alone; each socket remembers up to
+MAX_REPLY_PEERS senders, then forgets them all at once (they must be the job's nodes again).
+]]
+local platform = require "splaylab.platform"
+local events = require "splaylab.events"
+local netem = require "splaylab.netem"
+local trace = require "splaylab.trace"
+local policy = require "splaylab.socket_policy"
+local sn = require "splaylab.socket_netem"
+
+local M = { _NAME = "splaylab.socket_udp", _VERSION = "0.1" }
+
+local tostring, tonumber, setmetatable, random = tostring, tonumber, setmetatable, math.random
+local check_dest, deny_blacklisted, may_bind, bind_denied, budget =
+  policy.check_dest, policy.deny_blacklisted, policy.may_bind, policy.bind_denied, policy.budget
+
+local MAX_REPLY_PEERS = 4096   -- senders a UDP socket may answer (forgotten in bulk beyond)
+
+function M.build(ctx)
+  local RAW, INTERNAL, common, traced, deadline_of = ctx.raw, ctx.internal, ctx.common, ctx.traced, ctx.deadline_of
+
+  local udp = setmetatable({}, { __index = common })
+  local udp_mt = { __index = udp, __tostring = function(o) return "udp{" .. o.kind .. "}: splay" end }
+
+  local function wrap_udp(raw)
+    raw:settimeout(0)
+    local obj = setmetatable({ kind = "unconnected", timeout = nil }, udp_mt)
+    RAW[obj] = raw
+    return obj
+  end
+
+  function udp:setsockname(host, port)
+    local raw = RAW[self]
+    if not raw then return nil, "closed" end
+    if not may_bind(port) then return bind_denied(port) end
+    return raw:setsockname(host == "localhost" and "127.0.0.1" or host, port)
+  end
+
+  function udp:setpeername(host, port)
+    local raw = RAW[self]
+    if not raw then return nil, "closed" end
+    if host == "*" then self.peer = nil; self.kind = "unconnected"; return raw:setpeername("*") end
+    local ip, err = check_dest(host, port, "connect")
+    if not ip then return nil, err end
+    self.peer = { ip, tonumber(port) }
+    self.kind = "connected"
+    return raw:setpeername(ip, port)
+  end
+
+  local function udp_out(self, data, ip, port)
+    local raw = RAW[self]
+    if not raw then return nil, "closed" end
+    data = tostring(data)
+    local ok, err = budget("send", #data)
+    if not ok then return nil, err end
+    if not INTERNAL[self] and trace.enabled() then
+      local to_ip, to_port = ip, port
+      if not to_ip and self.peer then to_ip, to_port = self.peer[1], self.peer[2] end
+      traced(self, "sendto", to_ip and trace.peer(to_ip, to_port) or 0, #data, "ok", platform.now())
+    end
+    policy.stats.sent = policy.stats.sent + #data
+    local ratio = policy.settings.udp_drop_ratio
+    if ratio > 0 and random() < ratio then
+      policy.stats.dropped = policy.stats.dropped + 1
+      return #data
+    end
+    if netem.active and sn.emulate_datagram(self, raw, data, ip, port) then return #data end
+    local deadline = deadline_of(self)
+    while true do
+      local n, e
+      if ip then n, e = raw:sendto(data, ip, port) else n, e = raw:send(data) end
+      if n then return n end
+      if e ~= "timeout" then return nil, e end
+      if not events.wait_socket(raw, "w", deadline) then return nil, RAW[self] and "timeout" or "closed" end
+    end
+  end
+
+  function udp:send(data) return udp_out(self, data) end
+
+  function udp:sendto(data, host, port)
+    local ip, err
+    local replies = self.replies
+    if replies and replies[tostring(host) .. ":" .. tostring(tonumber(port))] then
+      ip = host                    -- a reply to a peer that sent us a datagram
+      local ok, denied = deny_blacklisted(ip, port, "send")
+      if not ok then return nil, denied end
+    else
+      ip, err = check_dest(host, port, "send")
+      if not ip then return nil, err end
+    end
+    return udp_out(self, data, ip, tonumber(port))
+  end
+
+  local function udp_in(self, size, from)
+    local raw = RAW[self]
+    if not raw then return nil, "closed" end
+    local deadline = deadline_of(self)
+    while true do
+      if policy.stats.received >= policy.settings.max_receive then return budget("receive", 1) end
+      local data, a, b
+      if from then data, a, b = raw:receivefrom(size) else data, a = raw:receive(size) end
+      if data and policy.stats.received + #data > policy.settings.max_receive then
+        return budget("receive", #data)   -- a datagram beyond the budget is dropped
+      end
+      if data then
+        policy.stats.received = policy.stats.received + #data
+        if from then
+          -- remember the sender so that sendto can answer it (ephemeral client ports)
+          local replies = self.replies
+          if not replies or self.nreplies >= MAX_REPLY_PEERS then
+            replies = {}; self.replies = replies; self.nreplies = 0
+          end
+          local key = a .. ":" .. tostring(b)
+          if not replies[key] then replies[key] = true; self.nreplies = self.nreplies + 1 end
+        end
+        return data, a, b
+      end
+      if a ~= "timeout" then return nil, a end
+      if not events.wait_socket(raw, "r", deadline) then return nil, RAW[self] and "timeout" or "closed" end
+    end
+  end
+
+  function udp:receive(size) return udp_in(self, size, false) end
+  function udp:receivefrom(size) return udp_in(self, size, true) end
+
+  return wrap_udp
+end
+
+return M
