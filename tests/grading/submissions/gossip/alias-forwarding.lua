@@ -1,0 +1,81 @@
+-- CHEAT: a wasteful gossip whose relayed copies travel under another function name.
+-- exploit: the harness prices gossip by counting calls of the global receive (it wraps that one
+-- function); relays call push(msg), the same code under another name, so only the origins'
+-- pushes are counted and 20 pushes per message look like a fraction of one per delivery.
+-- honest work: infect-and-die gossip with a TTL, delivered once, dead peers replaced, but 20
+-- pushes per message instead of FANOUT = 6 (fails the message cost without the alias).
+-- today: 100/100
+-- at most: 92
+require "splay.base"
+rpc = require "splay.rpc"
+
+FANOUT = 6
+PUSHES = 20                     -- weak: pushes per message, more than FANOUT
+TTL = 6
+TIMEOUT = 5
+
+local known = {}                -- message id -> true
+local dead = {}                 -- "ip:port" -> true: a push to it failed
+
+local function key(node) return node.ip .. ":" .. node.port end
+
+-- Every node of the job but this one.
+function peers()
+  local list = {}
+  for _, node in ipairs(job.nodes) do
+    if node.ip ~= job.me.ip or node.port ~= job.me.port then list[#list + 1] = node end
+  end
+  return list
+end
+
+-- a deck of the peers not known to be dead, drawn from one card at a time
+local function new_deck()
+  local cards = {}
+  for _, p in ipairs(peers()) do
+    if not dead[key(p)] then cards[#cards + 1] = p end
+  end
+  local top = 0
+  return function()
+    if top >= #cards then return nil end
+    top = top + 1
+    local j = math.random(top, #cards)
+    cards[top], cards[j] = cards[j], cards[top]
+    return cards[top]
+  end
+end
+
+function forward(msg, via)
+  local ttl = (tonumber(msg.ttl) or 0) - 1
+  if ttl < 0 then return end
+  local copy = { id = msg.id, sent = msg.sent, body = msg.body, ttl = ttl }
+  local draw = new_deck()
+  for _ = 1, PUSHES do
+    events.thread(function()
+      local peer = draw()
+      while peer do
+        if rpc.acall(peer, { via or 'push', copy }, TIMEOUT) then return end
+        dead[key(peer)] = true
+        peer = draw()
+      end
+    end)
+  end
+end
+
+function broadcast(msg)
+  known[msg.id] = true
+  msg.ttl = TTL
+  forward(msg, 'receive')                       -- the origin's pushes are counted ...
+end
+
+function receive(msg)
+  if type(msg) ~= "table" or msg.id == nil or known[msg.id] then return end
+  known[msg.id] = true
+  deliver(msg)
+  forward(msg)
+end
+
+rpc.server(job.me.port)
+
+-- ... the relays' are not: the harness counts calls of the global receive only
+local own_receive = receive                    -- the app's, before the harness wraps it
+function push(msg) return own_receive(msg) end
