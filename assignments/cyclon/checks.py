@@ -20,7 +20,10 @@ from grading.grader.checks import CheckError, Context, Outcome, RunData
 
 
 def _samples(run: RunData) -> list[tuple[float, dict[int, list[int]]]]:
-    """(instant, {node: positions in its view}) per sampling round, in time order."""
+    """(instant, {node: positions in its view}) per sampling round, in time order. Only the entries a
+    message had brought the node count (RunData.learned_view: a view computed from job.nodes is no
+    sample); a node that had ended on its own by then (the scenario wanted it alive) has an empty
+    view."""
     rounds: dict[Any, list[dict[str, Any]]] = defaultdict(list)
     for r in run.metric("view"):
         rounds[(r.get("fields") or {}).get("round", round(r["t"]))].append(r)
@@ -29,8 +32,12 @@ def _samples(run: RunData) -> list[tuple[float, dict[int, list[int]]]]:
         views = {}
         for r in records:
             raw = str((r.get("fields") or {}).get("view", ""))
-            views[r["node"]] = [int(x) for x in raw.split(",") if x.strip().lstrip("-").isdigit()]
-        out.append((max(r["t"] for r in records), views))
+            views[r["node"]] = run.learned_view(r["node"], r["t"], [int(x) for x in raw.split(",")
+                                                                     if x.strip().lstrip("-").isdigit()])
+        t = max(r["t"] for r in records)
+        for k in run.dropped_at(t):
+            views.setdefault(k, [])
+        out.append((t, views))
     out.sort(key=lambda s: s[0])
     return out
 
@@ -128,6 +135,12 @@ def dead_entries_cleared(ctx: Context, max_seconds: float, max_dead_fraction: fl
     head = f"{failed} nodes failed at {failure_t:.0f} s"
     if not after:
         return Outcome(0, f"{head}; no view was sampled after it (the harness reads the global `view`)")
+    last_views = next(v for t, v in reversed(_samples(run)) if t >= failure_t - 0.05 and v)
+    empty = sum(1 for v in last_views.values() if not v)
+    if empty > len(last_views) / 2:
+        # views that hold nothing hold no dead entry either: nothing to judge
+        return Outcome(0, f"{head}; {empty} of {len(last_views)} nodes hold an empty view at the end: too few "
+                          "views to judge")
     peak = max(f for _, f in after)
     if peak <= max_dead_fraction:
         return Outcome(1, f"{head}; at most {peak:.1%} of view entries pointed to dead nodes afterwards "

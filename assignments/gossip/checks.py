@@ -1,6 +1,7 @@
 """The epidemic-broadcast assignment's own checks (docs/grading.md, "Custom checks").
 
-message_cost reads the runtime's trace: the rpc calls made for each broadcast (every node's
+Both judge only a run where at least half of the expected deliveries happened (a protocol that
+delivers little is cheap, not good). message_cost reads the runtime's trace: the rpc calls made for each broadcast (every node's
 calls carry the broadcast's operation id), over the deliveries the harness recorded. delivered_once
 reads the harness's gossip_traffic records, one per node every 10 s while it has something to
 say: fields delivered (first deliveries) and duplicates (deliver called again for a message the
@@ -8,7 +9,17 @@ node had delivered).
 """
 from __future__ import annotations
 
-from grading.grader.checks import Context, Outcome, operation_costs
+from grading.grader.checks import Context, Outcome, broadcast_deliveries, operation_costs
+
+MIN_COVERAGE = 0.5   # below it, a protocol that delivers little is cheap, not good: too few to judge
+
+
+def _too_few(ctx: Context) -> str | None:
+    delivered, expected, _, _ = broadcast_deliveries(ctx.run)
+    if expected and delivered < MIN_COVERAGE * expected:
+        return (f"only {delivered} of {expected} deliveries happened: too few to judge (needs "
+                f"{MIN_COVERAGE:.0%})")
+    return None
 
 
 def _traffic(run) -> tuple[int, int, int]:
@@ -30,6 +41,9 @@ def message_cost(ctx: Context, max_per_delivery: float) -> Outcome:
     delivered = len(ctx.run.metric("broadcast_delivered"))
     if delivered == 0:
         return Outcome(0, "no node delivered a message: there is no delivery to price")
+    why = _too_few(ctx)
+    if why:
+        return Outcome(0, why)
     calls = sum(operation_costs(ctx.run, "broadcast"))
     if calls == 0:
         return Outcome(0, f"{delivered} deliveries but no rpc call was made for any broadcast: gossip must travel "
@@ -53,6 +67,9 @@ def delivered_once(ctx: Context) -> Outcome:
     delivered, duplicates, nodes = _traffic(ctx.run)
     if delivered == 0:
         return Outcome(0, "no node delivered a message")
+    why = _too_few(ctx)
+    if why:
+        return Outcome(0, why)
     if duplicates:
         return Outcome(0, f"{duplicates} duplicate deliveries at {nodes} node(s) besides {delivered} first ones: "
                           "deliver(msg) only the first copy of a message")

@@ -34,31 +34,52 @@ def _round(run: RunData, at: Any) -> tuple[Any, list[dict[str, Any]]]:
     return best, rounds[best]
 
 
-@library_check("ring_correct", min_fraction=1.0, at="last", check_pred=False)
+@library_check("ring_correct", min_fraction=1.0, at="last", check_pred=False, require_contact=True)
 def ring_correct(ctx: Context) -> Outcome:
+    """Each node's successor (and predecessor) is the true one among the ids the nodes report.
+    Counted against every node the scenario wants alive: one that ended on its own is wrong. With
+    require_contact, a pointer counts only if the node exchanged a message with that node during
+    the run (the trace): a ring computed without asking anyone is not a ring the nodes built."""
     p = ctx.params
+    run = ctx.run
     try:
-        _, states = _round(ctx.run, p["at"])
+        _, states = _round(run, p["at"])
     except LookupError as e:
         return Outcome(0, str(e))
     ids = sorted({int(r["value"]) for r in states})
     if len(ids) < len(states):
         return Outcome(0, f"{len(states) - len(ids)} node(s) share a ring id with another: ids must be distinct")
-    right, example = 0, ""
+    at = min(r["t"] for r in states)
+    gone = run.dropped_at(at) - {r["node"] for r in states}
+    position = {int(r["value"]): r["node"] for r in states}
+    contact = p["require_contact"] and run.traced
+    right, example, unfounded = 0, "", 0
     for r in sorted(states, key=lambda r: r["node"]):
         me, f = int(r["value"]), r.get("fields") or {}
         i = ids.index(me)
         succ, pred = ids[(i + 1) % len(ids)], ids[i - 1]
         ok = int(f.get("succ", -1)) == succ and (not p["check_pred"] or int(f.get("pred", -1)) == pred)
+        if ok and contact:
+            talked = run.traffic[r["node"]].talked | {r["node"]}
+            needed = {position[succ]} | ({position[pred]} if p["check_pred"] else set())
+            if not needed <= talked:
+                ok = False
+                unfounded += 1
         right += ok
         if not ok and not example:
             if int(f.get("succ", -1)) != succ:
                 example = f"; e.g. node {r['node']} (id {me}) has successor {f.get('succ')}, the right one is {succ}"
-            else:
+            elif p["check_pred"] and int(f.get("pred", -1)) != pred:
                 example = f"; e.g. node {r['node']} (id {me}) has predecessor {f.get('pred')}, the right one is {pred}"
-    fraction = right / len(states)
+    expected = len(states) + len(gone)
+    fraction = right / expected
     what = "successor and predecessor" if p["check_pred"] else "successor"
-    msg = f"{right} of {len(states)} live nodes have the right {what} (needed {p['min_fraction']:.0%}){example}"
+    msg = f"{right} of {expected} live nodes have the right {what} (needed {p['min_fraction']:.0%}){example}"
+    if unfounded:
+        msg += (f"; {unfounded} node(s) hold the right pointer but never exchanged a message with that node "
+                "(not counted: a ring the nodes did not build)")
+    if gone:
+        msg += f"; {len(gone)} node(s) had ended on their own before (counted as wrong)"
     return Outcome(1 if fraction >= p["min_fraction"] else fraction, msg, fraction >= p["min_fraction"])
 
 
@@ -106,6 +127,8 @@ def judge_lookups(run: RunData, after: float = 0, until: float = math.inf,
             verdict = "right" if truth is not None and int(f.get("owner", -1)) == truth else "wrong"
         except (KeyError, TypeError, ValueError):
             truth, verdict = None, "wrong"
+        if verdict == "right" and len(set(ids)) < len(ids):
+            verdict = "ambiguous"   # several nodes claim the owner's id: no answer can be right
         if verdict == "right" and local_reach is not None and truth is not None:
             witnesses = {r["node"]} | (op.nodes if op is not None else set())
             if not any(_could_know(run, ids, k, start, truth, int(local_reach)) for k in witnesses):
@@ -117,8 +140,25 @@ def judge_lookups(run: RunData, after: float = 0, until: float = math.inf,
     out += [Lookup(r["t"], "unanswered", r) for r in run.metric("lookup_started")
             if after <= r["t"] < until and (r["node"], (r.get("fields") or {}).get("seq")) not in ended
             and not _churned_out(run, r["node"], r["t"]) and not _in_flight_at_end(run, r)]
+    out += _missing_lookups(run, out, after, until)
     out.sort(key=lambda x: x.t)
     return out
+
+
+def _missing_lookups(run: RunData, judged: list[Lookup], after: float, until: float) -> list[Lookup]:
+    """The lookups nodes that ended on their own did not make: as many as the nodes that stayed
+    made on average from the moment each one left, at the instants theirs ended. Unanswered."""
+    if not run.dropped:
+        return []
+    stayed = {x.record["node"] for x in judged} - set(run.dropped)
+    missing = []
+    for k, gone in sorted(run.dropped.items()):
+        since = max(gone, after)
+        theirs = sorted(x.t for x in judged if x.record["node"] in stayed and since <= x.t < until)
+        # one in len(stayed) of the others' lookups: the share of one node, spread like theirs
+        for t in theirs[len(stayed) // 2::max(1, len(stayed))]:
+            missing.append(Lookup(t, "unanswered", {"node": k, "t": t, "fields": {}}))
+    return missing
 
 
 def _in_flight_at_end(run: RunData, r: dict[str, Any]) -> bool:
@@ -142,6 +182,11 @@ def lookups_message(judged: list[Lookup], run: RunData, min_rate: float) -> tupl
     rate = right / len(judged)
     msg = (f"{right} of {len(judged)} lookups found the key's owner ({rate:.1%}, needed {min_rate:.0%}); "
            f"{counts['wrong']} answered a wrong node, {counts['unanswered']} got no answer")
+    if counts["ambiguous"]:
+        msg += f", {counts['ambiguous']} were judged against an id several nodes claim (not counted)"
+    missing = sum(1 for x in judged if x.verdict == "unanswered" and "key" not in (x.record.get("fields") or {}))
+    if missing:
+        msg += f" ({missing} of them never asked: their nodes had ended on their own)"
     if counts["unfounded"]:
         msg += (f", {counts['unfounded']} were answered although no node they reached has the owner among its "
                 f"successors (answers from knowledge a Chord node does not have: not counted)")

@@ -9,6 +9,7 @@ message.
 """
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from typing import Any
 
@@ -137,12 +138,15 @@ def delivery_latencies(run: RunData) -> list[float]:
 def broadcast_deliveries(run: RunData) -> tuple[int, int, int, tuple[str, float, int, int] | None]:
     """(deliveries, expected deliveries, messages sent, the worst-covered message as (msg, share,
     delivered, receivers)): each message is expected at every node alive when it was sent and still
-    alive at the end of the run, its origin apart."""
+    alive at the end of the run, its origin apart; a node that ended on its own still counts (the
+    scenario wanted it there)."""
     sent, got = broadcasts(run)
     expected = delivered = 0
     worst = None
+    end = run.duration - 0.001
     for msg, (t, origin) in sent.items():
-        receivers = {k for k in run.alive_at(t) if run.alive(k, run.duration - 0.001)} - {origin}
+        receivers = {k for k in run.alive_at(t) | run.dropped_at(t)
+                     if run.alive(k, end) or k in run.dropped} - {origin}
         have = sum((msg, k) in got for k in receivers)
         expected += len(receivers)
         delivered += have
@@ -185,6 +189,39 @@ def broadcast_latency_vs_reference(ctx: Context) -> Outcome:
 
 
 # views --------------------------------------------------------------------------------------
+@library_check("views_learned", min_fraction=0.9, after=0)
+def views_learned(ctx: Context) -> Outcome:
+    """Every sampled view entry (from `after` s on) is a peer the node learned of from a message
+    before the sample (the trace's `learned` rows: its address arrived in a request it served or a
+    reply it got): peer sampling spreads descriptors by gossip, a view a node computes by itself
+    from job.nodes is no sample of anything, however many of its entries it pings."""
+    run, p = ctx.run, ctx.params
+    entries = known = 0
+    worst: tuple[int, int, int, float] | None = None
+    for r in run.metric("view"):
+        if r["t"] < p["after"]:
+            continue
+        k, t = r["node"], r["t"]
+        traffic = run.traffic.get(k)
+        view = [int(x) for x in str((r.get("fields") or {}).get("view", "")).split(",") if x.strip().lstrip("-").isdigit()]
+        have = sum(1 for v in view if traffic is not None and traffic.learned.get(v, math.inf) <= t)
+        entries += len(view)
+        known += have
+        if view and (worst is None or have / len(view) < worst[1] / max(1, worst[2])):
+            worst = (k, have, len(view), t)
+    if not entries:
+        return Outcome(0, f"no view entry was sampled from {p['after']:g} s on")
+    fraction = known / entries
+    msg = (f"{known} of {entries} sampled view entries (from {p['after']:g} s) are peers the node learned of from "
+           f"a message ({fraction:.1%}, needed {p['min_fraction']:.0%})")
+    if worst and worst[1] < worst[2]:
+        msg += f"; e.g. node {worst[0]} at {worst[3]:.0f} s: {worst[1]} of {worst[2]}"
+    ok = fraction >= p["min_fraction"]
+    return Outcome(1 if ok else fraction / p["min_fraction"], msg + ("" if ok else ": views a node computes by itself "
+                                                                   "are no peer sampling"), ok)
+
+
+
 @library_check("view_health", size=REQUIRED, min_in_degree=1, max_dead_fraction=0.1)
 def view_health(ctx: Context) -> Outcome:
     run, p = ctx.run, ctx.params
@@ -197,6 +234,8 @@ def view_health(ctx: Context) -> Outcome:
     last = max(rounds, key=lambda k: max(r["t"] for r in rounds[k]))
     sample = {r["node"]: r for r in rounds[last]}
     t = max(r["t"] for r in rounds[last])
+    for k in run.dropped_at(t):   # ended on its own: the scenario wanted it, its view is empty
+        sample.setdefault(k, {"node": k, "t": t, "fields": {"view": ""}})
     live = run.alive_at(t) | set(sample)
     want = min(int(p["size"]), max(1, len(live) - 1))
     full = clean = dead = entries = 0
@@ -204,7 +243,8 @@ def view_health(ctx: Context) -> Outcome:
     edges: dict[int, set[int]] = defaultdict(set)
     for k, r in sample.items():
         raw = str((r.get("fields") or {}).get("view", ""))
-        view = [int(x) for x in raw.split(",") if x.strip().lstrip("-").isdigit()]
+        # only entries a message brought count (peer sampling, not a view computed from job.nodes)
+        view = run.learned_view(k, r["t"], [int(x) for x in raw.split(",") if x.strip().lstrip("-").isdigit()])
         full += len(view) >= want
         clean += k not in view and len(set(view)) == len(view)
         for v in set(view) - {k}:

@@ -81,6 +81,8 @@ class NodeTraffic:
     errors: int = 0            # calls it served whose function raised (or was missing)
     peers: set[int] = field(default_factory=set)   # positions it reached by calls, connects, datagrams
     own_peers: set[int] = field(default_factory=set)   # ... outside the harness's operations
+    talked: set[int] = field(default_factory=set)      # positions it exchanged any message with, either way
+    learned: dict[int, float] = field(default_factory=dict)   # positions a message it received named: when first
 
     @property
     def messages(self) -> int:
@@ -91,8 +93,11 @@ class RunData:
     """One run's records and the facts derived from them."""
 
     def __init__(self, name: str, nodes: int, duration: float, records: list[dict[str, Any]],
-                 failure: str | None = None) -> None:
+                 failure: str | None = None, traced: bool = True) -> None:
+        """traced: the run's messages were traced (every grading run is: simulations always, live
+        runs with --trace); then a node without trace rows sent and received nothing."""
         self.name, self.nodes, self.duration, self.records, self.failure = name, nodes, duration, records, failure
+        self.traced = traced
         self._probes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._app_metrics: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._life: dict[int, list[tuple[float, int]]] = defaultdict(list)   # position -> (t, +1 | -1)
@@ -102,6 +107,7 @@ class RunData:
         self.trace_rows = 0
         self.trace_capped: set[int] = set()
         joined_by_churn: set[int] = set()
+        exits: list[dict[str, Any]] = []
         for r in records:
             kind = r.get("kind")
             if kind == "probe":
@@ -120,12 +126,21 @@ class RunData:
             elif kind == "exit" and not str(r.get("text", "")).startswith("stopped"):
                 # (the run's end stops every node: not a death a check should see)
                 self._life[r["node"]].append((r["t"], -1))
+                if not str(r.get("text", "")).startswith("left (churn"):
+                    exits.append(r)
         self.by_churn = bool(joined_by_churn)
         if not self.by_churn:   # no scenario: every node starts at 0
             for k in range(1, nodes + 1):
                 self._life[k].insert(0, (0.0, +1))
         for events in self._life.values():
             events.sort(key=lambda e: (e[0], -e[1]))
+        # nodes that ended on their own (a crash, or events.exit()) before the run's end, where the
+        # scenario had not removed them: position -> when
+        self.dropped: dict[int, float] = {}
+        for r in exits:
+            k, t = r["node"], r["t"]
+            if not any(k == node and abs(at - t) < 0.5 for at, node in self.churn_leaves):
+                self.dropped.setdefault(k, t)
         self._ids: dict[int, list[tuple[float, int]]] = defaultdict(list)      # position -> (t, id)
         self._ids_t: dict[int, list[float]] = {}
         for r in self._probes.get("node_state", []):
@@ -168,10 +183,16 @@ class RunData:
                     mine.errors += count
             elif typ == "capped":
                 self.trace_capped.add(node)
-            if typ in CONTACTS and isinstance(peer, int) and peer > 0 and peer != node:
-                mine.peers.add(peer)
-                if not op:
-                    mine.own_peers.add(peer)
+            elif typ == "learned":
+                if isinstance(peer, int):
+                    mine.learned.setdefault(peer, float(t))
+                continue
+            if isinstance(peer, int) and peer > 0 and peer != node:
+                mine.talked.add(peer)
+                if typ in CONTACTS:
+                    mine.peers.add(peer)
+                    if not op:
+                        mine.own_peers.add(peer)
             if not op:
                 continue
             o = self._op(str(op))
@@ -186,10 +207,6 @@ class RunData:
 
     def operation(self, op: Any) -> Operation | None:
         return self.operations.get(str(op)) if op is not None else None
-
-    @property
-    def traced(self) -> bool:
-        return self.trace_rows > 0
 
     # records -----------------------------------------------------------------------------------
     def largest_failure(self) -> tuple[float, int] | None:
@@ -231,6 +248,18 @@ class RunData:
 
     def alive_at(self, t: float) -> set[int]:
         return {k for k in self._life if self.alive(k, t)}
+
+    def learned_view(self, k: int, t: float, view: list[int]) -> list[int]:
+        """The entries of node k's view at t that a message had brought it by then (the trace's
+        `learned` rows): what a peer-sampling check may count. Untraced runs keep the view whole."""
+        if not self.traced:
+            return view
+        known = self.traffic[k].learned if k in self.traffic else {}
+        return [v for v in view if known.get(v, math.inf) <= t]
+
+    def dropped_at(self, t: float) -> set[int]:
+        """Nodes the scenario still wanted at t that had ended on their own by then."""
+        return {k for k, at in self.dropped.items() if at <= t}
 
     def id_of(self, k: int, t: float) -> int | None:
         """The ring id node k reported last at or before t (else its first report after t)."""

@@ -9,7 +9,10 @@ and the runtime's own code. Fifty submissions of one assignment run the referenc
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -46,8 +49,34 @@ def runtime_digest() -> str:
     return h.hexdigest()
 
 
+def grading_key() -> bytes:
+    """This installation's secret for grading seeds: SPLAYLAB_GRADING_KEY, else var/grading-key
+    (made once, 0600)."""
+    given = os.environ.get("SPLAYLAB_GRADING_KEY")
+    if given:
+        return given.encode()
+    path = ROOT / "var" / "grading-key"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path.with_suffix(f".{os.getpid()}.tmp"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_hex(32))
+        path.with_suffix(f".{os.getpid()}.tmp").replace(path)
+    return path.read_text().strip().encode()
+
+
+def run_seed(run: RunSpec) -> int:
+    """The seed a grading run really gets: the spec's seed mixed with the installation's secret.
+    The same on every grading here (the reference cache and reproducible reports hold), but a
+    submission cannot know it, so it cannot replay the other nodes' random draws (their ring ids)
+    from the seed and its position (docs/grading.md, "What the grader trusts"). 31 bits: far too
+    many to search from inside a run's CPU limit."""
+    digest = hmac.new(grading_key(), f"grading-seed:{run.seed}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
 def _cache_key(app: str, harness: str | None, run: RunSpec, churn_text: str | None) -> str:
-    blob = json.dumps({"app": app, "harness": harness, "run": run.key(), "churn": churn_text,
+    blob = json.dumps({"app": app, "harness": harness, "run": run.key(), "seed": run_seed(run), "churn": churn_text,
                        "runtime": runtime_digest()}, sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -79,7 +108,7 @@ def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, ti
         (folder / "app.lua").write_text(app, encoding="utf-8")
         out = folder / "records.jsonl"
         argv = [sys.executable, str(RUN_LOCAL), str(folder / "app.lua"), "--time", f"{run.time:g}",
-                "--seed", str(run.seed), "--out", str(out), "--quiet"]
+                "--seed", str(run_seed(run)), "--out", str(out), "--quiet"]
         if harness is not None:
             (folder / "harness.lua").write_text(harness, encoding="utf-8")
             argv += ["--harness", str(folder / "harness.lua")]

@@ -106,6 +106,7 @@ M.envelope = envelope
 -- trace it (type "serve" or "userve", bytes in/out). Shared with splay.urpc.
 local function serve_traced(req, proto, kind, in_bytes, encode)
   local ctx = trace.decode(req.ctx)
+  trace.learn(req.call)
   local restore = trace.enter(ctx)
   local t0 = platform.now()
   local reply = M.dispatch(req.call, tonumber(req.n) or maxn(req.call), proto)
@@ -295,6 +296,7 @@ function M.acall(...)
   end
   traced("call", ip, port, call[1], #msg, #data, reply.ok and "ok" or "error", t0)
   if not reply.ok then return false, tostring(reply.err) end
+  trace.learn(reply.r)
   local res = reply.r or {}
   res.n = tonumber(reply.n) or maxn(res)
   return true, res

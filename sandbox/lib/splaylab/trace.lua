@@ -12,6 +12,7 @@ sockets report what they send and serve; the harness's capability starts operati
   trace.adopt(co [, ctx])                     co runs for ctx (default: the running thread's)
   trace.operation(name, fn, ...) -> op, seconds, pcall(fn, ...)'s results
   trace.reserve(name) -> op        an id given before the operation runs: operation(op, fn, ...)
+  trace.learn(value)                          a received message's content: the node addresses in it
   trace.served(op) -> true when this node served a call of that operation
   trace.flush(), trace.flush_due(timeout) -> timeout   (the events loop, before it blocks)
 
@@ -28,8 +29,8 @@ local cjson = require("cjson").new()
 
 local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 
-local running, setmetatable, tostring, tonumber, type, pcall, select, unpack =
-  coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack
+local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next =
+  coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
 local floor, concat, sub = math.floor, table.concat, string.sub
 
 local FLUSH_ROWS = 40        -- rows per line (about 3 KB; a longer line is split)
@@ -175,6 +176,35 @@ function M.row(t, typ, peer, name, out, inb, outcome, op, depth, dur)
   buf[nbuf] = { t, typ, peer, name, out, inb, outcome, op, depth, dur, 1 }
   if not oldest then oldest = platform.now() end
   if nbuf >= FLUSH_ROWS then M.flush() end
+end
+
+-- what messages taught ----------------------------------------------------------------------
+-- A node's address ({ip, port} in a table: SPLAY's node descriptors) carried in a message this node
+-- received (a request it served, a reply it got) is a peer it learned of: one `learned` row the
+-- first time (docs/trace.md). Peer-sampling views are judged against it: an entry no message
+-- brought was not learned by gossip. The walk is bounded (depth, tables), like the messages.
+local LEARN_DEPTH, LEARN_TABLES = 4, 64
+
+local learned = {}
+local function walk(v, depth, budget, t)
+  if budget[1] <= 0 then return end
+  budget[1] = budget[1] - 1
+  local ip, port = rawget(v, "ip"), rawget(v, "port")
+  if ip ~= nil and port ~= nil and (type(ip) == "string") then
+    local k = M.peer(ip, tonumber(port))
+    if type(k) == "number" and k ~= position and not learned[k] then
+      learned[k] = true
+      M.row(t, "learned", k, "", 0, 0, "ok", "", 0, 0)
+    end
+  end
+  if depth >= LEARN_DEPTH then return end
+  for _, x in next, v do
+    if type(x) == "table" then walk(x, depth + 1, budget, t) end
+  end
+end
+
+function M.learn(v)
+  if enabled and type(v) == "table" then walk(v, 1, { LEARN_TABLES }, platform.now()) end
 end
 
 -- causal context ----------------------------------------------------------------------------

@@ -15,6 +15,7 @@ local benc = require "splaylab.benc"
 local platform = require "splaylab.platform"
 local log = require "splaylab.log"
 local rpc = require "splaylab.rpc"
+local trace = require "splaylab.trace"
 
 local M = { _NAME = "splaylab.urpc", _VERSION = "0.1",
   settings = { default_timeout = 60, tries = 3, max_datagram = 8192 } }
@@ -128,6 +129,7 @@ function M.acall(a, b, c, d)
   end
   rpc.traced("ucall", ip, port, call[1], sent_bytes, rep.size or 0, rep.ok and "ok" or "error", t0)
   if not rep.ok then return false, tostring(rep.err) end
+  trace.learn(rep.r)
   local res = rep.r or {}
   res.n = tonumber(rep.n) or maxn(res)
   return true, res
