@@ -8,7 +8,8 @@
   the node itself; strict where view_health, which averages five criteria, keeps most of its
   points for views that hold duplicates.
 - dead_entries_cleared: after the scenario's largest failure, how long until the share of view
-  entries that point to dead nodes stays at or under `max_dead_fraction`.
+  entries that point to dead nodes stays at or under `max_dead_fraction` (not judged when most
+  views hold fewer than half of `size` entries: a view that holds nothing holds no dead entry).
 """
 from __future__ import annotations
 
@@ -119,7 +120,8 @@ def distinct_views(ctx: Context, size: int, after: float = 0) -> Outcome:
     return Outcome(max(0.0, 1 - fraction / 0.1), msg, bad == 0)
 
 
-def dead_entries_cleared(ctx: Context, max_seconds: float, max_dead_fraction: float = 0.05) -> Outcome:
+def dead_entries_cleared(ctx: Context, max_seconds: float, max_dead_fraction: float = 0.05,
+                         size: int | None = None) -> Outcome:
     run = ctx.run
     failure = run.largest_failure()
     if failure is None:
@@ -136,11 +138,12 @@ def dead_entries_cleared(ctx: Context, max_seconds: float, max_dead_fraction: fl
     if not after:
         return Outcome(0, f"{head}; no view was sampled after it (the harness reads the global `view`)")
     last_views = next(v for t, v in reversed(_samples(run)) if t >= failure_t - 0.05 and v)
-    empty = sum(1 for v in last_views.values() if not v)
-    if empty > len(last_views) / 2:
-        # views that hold nothing hold no dead entry either: nothing to judge
-        return Outcome(0, f"{head}; {empty} of {len(last_views)} nodes hold an empty view at the end: too few "
-                          "views to judge")
+    small = sum(1 for v in last_views.values() if len(v) < (0.5 * size if size else 1))
+    if small > len(last_views) / 2:
+        # views that hold (almost) nothing hold no dead entry either: nothing to judge
+        return Outcome(0, f"{head}; {small} of {len(last_views)} nodes hold "
+                          f"{'fewer than half a view' if size else 'an empty view'} at the end: too few entries "
+                          "to judge")
     peak = max(f for _, f in after)
     if peak <= max_dead_fraction:
         return Outcome(1, f"{head}; at most {peak:.1%} of view entries pointed to dead nodes afterwards "

@@ -3,6 +3,7 @@
 passes the others. ~40 s."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from grading_helpers import failed, graded
@@ -19,8 +20,10 @@ def test_the_reference_scores_100(assignment, cache) -> None:
     assert score == 100, checks
     assert "64 of 64 live nodes" in checks[SUCC]["message"]
     # hops are measured from the trace; the reference counts its own forwards right, so they agree
-    assert "hops measured from the trace: mean 2.88" in checks[HOPS]["message"]
-    assert "the submission claimed a mean of 2.88" in checks[HOPS]["message"]
+    measured = re.search(r"hops measured from the trace: mean ([\d.]+)", checks[HOPS]["message"])
+    claimed = re.search(r"the submission claimed a mean of ([\d.]+)", checks[HOPS]["message"])
+    assert measured and claimed and measured.group(1) == claimed.group(1)
+    assert 2 < float(measured.group(1)) < 4
 
 
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
@@ -37,7 +40,7 @@ def test_linear_routing_is_right_but_slow(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "variants/linear-routing.lua", cache)
     assert failed(checks) == {HOPS, LATENCY}, checks
     assert "bound 0.5 x log2(64) + 1" in checks[HOPS]["message"]
-    assert "hops measured from the trace: mean 31." in checks[HOPS]["message"]
+    assert re.search(r"hops measured from the trace: mean [23]\d\.", checks[HOPS]["message"])
     assert 50 < score < 90
 
 

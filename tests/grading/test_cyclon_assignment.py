@@ -13,6 +13,7 @@ ERRORS, ERRORS_CHURN, HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN, SHUFFLE = (
     "Every view holds 10 other peers, none twice", "In-degrees stay close to the mean",
     "Dead peers leave the views within 80 s", "Views are healthy again after the failure",
     "Nodes shuffle: messages per node close to the reference's")
+LEARNED = "View entries arrive by shuffles, not from job.nodes"
 
 
 def test_the_spec_weighs_100_points(assignment) -> None:
@@ -31,12 +32,13 @@ def test_the_reference_scores_100(assignment, cache) -> None:
 def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "starter/app.lua", cache)
     assert score < 30
-    assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN, SHUFFLE}
-    # views stay the bootstrap's: the three introducers only
+    assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN, SHUFFLE, LEARNED}
+    # views stay the bootstrap's, which no message brought: they count as empty
     assert "0 of 200 views hold 10 entries" in checks[HEALTH]["message"]
-    assert "3 of 200 nodes are in at least 1 other views" in checks[HEALTH]["message"]
+    assert "too small to judge their health" in checks[HEALTH]["message"]
     assert "views too small to judge" in checks[SPREAD]["message"]
-    assert "dead peers are never dropped" in checks[DEAD]["message"]
+    assert "too few entries to judge" in checks[DEAD]["message"]
+    assert "0 of " in checks[LEARNED]["message"] and "learned of from a message" in checks[LEARNED]["message"]
 
 
 def test_keeping_peers_that_did_not_answer_keeps_the_dead(assignment, cache) -> None:
@@ -65,12 +67,11 @@ def test_a_random_neighbour_leaves_dead_entries_longer(assignment, cache) -> Non
     assert "still" in checks[DEAD]["message"] and "never dropped" not in checks[DEAD]["message"]
 
 
-def test_random_views_that_never_shuffle_fail_the_in_degree_spread(assignment, cache) -> None:
-    _, checks, _ = graded(assignment, "variants/random-views-no-shuffle.lua", cache)
-    # full, clean, connected: view_health alone cannot tell them from Cyclon's
-    assert HEALTH not in failed(checks) and DISTINCT not in failed(checks)
-    assert failed(checks) == {SPREAD, DEAD, HEALTH_CHURN, SHUFFLE}, checks
-    # views it never exchanged: the trace shows no shuffle at all
+def test_random_views_that_never_shuffle_are_seen_in_the_trace(assignment, cache) -> None:
+    score, checks, _ = graded(assignment, "variants/random-views-no-shuffle.lua", cache)
+    # full, clean and connected as the nodes hold them, but no message brought any entry: the
+    # trace says so, and the view checks count the entries that did arrive (none)
+    assert failed(checks) == {HEALTH, DISTINCT, SPREAD, DEAD, HEALTH_CHURN, SHUFFLE, LEARNED}, checks
+    assert "0 of 24000 sampled view entries" in checks[LEARNED]["message"]
     assert "messages per node, mean: 0 measured from the trace" in checks[SHUFFLE]["message"]
-    assert checks[SPREAD]["points"] < 5
-    assert "views drawn at random would give" in checks[SPREAD]["message"]
+    assert score < 20

@@ -51,10 +51,11 @@ def test_the_starter_scores_low_and_says_what_is_wrong(assignment, cache) -> Non
 
 def test_no_forwarding_reaches_the_first_hop_only(assignment, cache) -> None:
     score, checks, _ = graded(assignment, "variants/no-forward.lua", cache)
-    assert failed(checks) == {COVERAGE, FAILURES, LATENCY}, checks
+    assert failed(checks) == {COVERAGE, FAILURES, COST, ONCE, LATENCY}, checks
     assert "reached 6 of 99" in checks[COVERAGE]["message"]
-    # a broadcast that reaches 6 nodes is fast, not good: its latency is not judged
-    assert "too few to judge" in checks[LATENCY]["message"]
+    # a broadcast that reaches 6 nodes is fast and cheap, not good: neither is judged
+    for name in (LATENCY, COST, ONCE):
+        assert "too few to judge" in checks[name]["message"], checks[name]
     assert score < 50
 
 

@@ -78,8 +78,12 @@ def test_every_submission_says_what_it_is_and_its_bound() -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[f"{p.parent.name}/{p.stem}" for p in FILES])
-def test_the_submission_scores_within_its_bound(path: Path, assignments, cache) -> None:
+def test_the_submission_scores_within_its_bound(path: Path, assignments, cache, monkeypatch) -> None:
     kind, value = bound(path)
+    if "-- seeds: secret" in "\n".join(header(path)):
+        # a cheat that replays the seeds: graded as an installation grades (conftest.py runs the
+        # spec's own seeds, which a submission can find from its own first draw)
+        monkeypatch.setenv("SPLAYLAB_GRADING_KEY", "splaylab-tests-secret")
     report = grade(assignments(path.parent.name), path.read_text(), cache_dir=cache).to_dict()
     score = report["score"]
     checks = "\n".join(f"  {'PASS' if c['passed'] else 'FAIL'} {c['points']:g}/{c['max_points']:g} "

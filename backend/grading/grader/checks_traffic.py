@@ -27,7 +27,7 @@ MEASURES = {
 def _per_node(run: RunData, measure: str) -> dict[int, float]:
     if measure not in MEASURES:
         raise CheckError(f"unknown measure {measure!r} ({', '.join(MEASURES)})")
-    return {k: float(MEASURES[measure](t)) for k, t in run.traffic.items() if k > 0}
+    return run.per_node(MEASURES[measure])
 
 
 @library_check("peers_contacted", needs_reference=True, stat="p90", max_ratio=2.0, plus=2, min_traffic=0.2,
@@ -40,16 +40,16 @@ def peers_contacted(ctx: Context) -> Outcome:
     reference's messages per node, there is too little traffic to judge."""
     p = ctx.params
     run, ref = ctx.run, reference_of(ctx)
-    sent = [float(t.messages) for k, t in run.traffic.items() if k > 0]
-    ref_sent = [float(t.messages) for k, t in ref.traffic.items() if k > 0]
+    sent = list(_per_node(run, "messages").values())
+    ref_sent = list(_per_node(ref, "messages").values())
     if ref_sent and stat(sent or [0.0], "mean") < p["min_traffic"] * stat(ref_sent, "mean"):
         return Outcome(0, f"the nodes sent {stat(sent or [0.0], 'mean'):,.0f} messages each on average, the "
                           f"reference's {stat(ref_sent, 'mean'):,.0f}: too little traffic to judge whom they talk to")
     def peers(t: NodeTraffic) -> set[int]:
         return t.peers if p["operations"] else t.own_peers
 
-    mine = {k: len(peers(t)) for k, t in run.traffic.items() if k > 0}
-    theirs = [float(len(peers(t))) for k, t in ref.traffic.items() if k > 0]
+    mine = {k: int(v) for k, v in run.per_node(lambda t: len(peers(t))).items()}
+    theirs = list(ref.per_node(lambda t: len(peers(t))).values())
     if not theirs:
         raise CheckError(f"the reference's trace of run {run.name!r} shows no peer contacted")
     if not mine:
@@ -57,7 +57,7 @@ def peers_contacted(ctx: Context) -> Outcome:
     value, ref_value = stat([float(v) for v in mine.values()], p["stat"]), stat(theirs, p["stat"])
     allowed = p["max_ratio"] * ref_value + p["plus"]
     top = max(mine, key=lambda k: (mine[k], -k))
-    others = max(1, len(run.traffic) - 1)
+    others = max(1, len(mine) - 1)
     msg = (f"node {top} contacted {mine[top]} of {others} other nodes"
            f"{'' if p['operations'] else ' on its own (outside the lookups and broadcasts the harness ran)'}; "
            f"{p['stat']} over nodes {value:g}, "
@@ -217,8 +217,9 @@ def views_learned(ctx: Context) -> Outcome:
     if worst and worst[1] < worst[2]:
         msg += f"; e.g. node {worst[0]} at {worst[3]:.0f} s: {worst[1]} of {worst[2]}"
     ok = fraction >= p["min_fraction"]
-    return Outcome(1 if ok else fraction / p["min_fraction"], msg + ("" if ok else ": views a node computes by itself "
-                                                                   "are no peer sampling"), ok)
+    # strict: the points fall to 0 when half of the entries came from nowhere
+    score = 1.0 if ok else max(0.0, (fraction - 0.5) / max(1e-9, p["min_fraction"] - 0.5))
+    return Outcome(score, msg + ("" if ok else ": views a node computes by itself are no peer sampling"), ok)
 
 
 
@@ -283,4 +284,7 @@ def view_health(ctx: Context) -> Outcome:
     ]
     score = sum(c[0] for c in criteria) / len(criteria)
     passed = all(c[0] >= 0.9999 for c in criteria)
-    return Outcome(score if not passed else 1.0, f"at {t:.0f} s: " + "; ".join(c[1] for c in criteria), passed)
+    msg = f"at {t:.0f} s: " + "; ".join(c[1] for c in criteria)
+    if full < n / 2:   # views that hold (almost) nothing are trivially clean: not judged
+        return Outcome(0, msg + ": most views are not full, too small to judge their health", False)
+    return Outcome(score if not passed else 1.0, msg, passed)

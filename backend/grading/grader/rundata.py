@@ -257,6 +257,15 @@ class RunData:
         known = self.traffic[k].learned if k in self.traffic else {}
         return [v for v in view if known.get(v, math.inf) <= t]
 
+    def population(self) -> set[int]:
+        """Every position that ran in this run (a node that sent nothing included)."""
+        return {k for k in self._life if k > 0} | {k for k in self.traffic if k > 0}
+
+    def per_node(self, measure) -> dict[int, float]:
+        """measure(NodeTraffic) for every node of the population (one that sent nothing: 0)."""
+        empty = NodeTraffic()
+        return {k: float(measure(self.traffic.get(k, empty))) for k in self.population()}
+
     def dropped_at(self, t: float) -> set[int]:
         """Nodes the scenario still wanted at t that had ended on their own by then."""
         return {k for k, at in self.dropped.items() if at <= t}
