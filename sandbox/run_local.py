@@ -180,7 +180,7 @@ def run_sim(args: argparse.Namespace) -> int:
                           stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
                           list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0),
                           harness=Path(args.harness) if args.harness else None,
-                          trace={"max_events": args.trace_max} if not args.no_trace else False)
+                          trace={"max_events": args.trace_max, "learn": args.trace_learn} if not args.no_trace else False)
     try:
         result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
     except RuntimeError as e:
@@ -390,6 +390,8 @@ def parser() -> argparse.ArgumentParser:
     grading.add_argument("--trace", action="store_true", help="live: trace every message (always on with --sim)")
     grading.add_argument("--trace-max", type=int, default=20000, metavar="N",
                          help="trace rows a node lists before it aggregates (default 20000)")
+    grading.add_argument("--trace-learn", action="store_true", help="the trace also names the peers each "
+                         "received message carries (`learned` rows: peer-sampling checks)")
     grading.add_argument("--no-trace", action="store_true", help="--sim without the trace (for benchmarks)")
     sim = p.add_argument_group("simulation (docs/simulation.md)")
     sim.add_argument("--sim", action="store_true", help="simulate: every node in one process on a virtual clock; "

@@ -62,7 +62,7 @@ def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> d
         job["net"] = args.net_blocks[k - 1]
         job["net_epoch"] = args.net_epoch
     if getattr(args, "trace", False):
-        job["trace"] = {"max_events": args.trace_max}
+        job["trace"] = {"max_events": args.trace_max, "learn": bool(getattr(args, "trace_learn", False))}
     if getattr(args, "harness", None):
         job["harness"] = "harness.lua"   # copied into the node's directory beside app.lua
     return job

@@ -44,6 +44,17 @@ describe("splaylab.trace", function()
     assert.equal(0, trace.peer(nil))
   end)
 
+  it("escapes names the app chose, as JSON", function()
+    local lines, write = collector()
+    trace.init { enabled = true, write = write, position = 1, job_nodes = NODES }
+    local odd = 'a"b\\c\n\0\255'
+    trace.row(1, "call", "host\"x:1", odd, 1, 1, "ok", "", 1, 0)
+    trace.flush()
+    local row = rows_of(lines)[1]
+    assert.equal(odd, row[4])
+    assert.equal('host"x:1', row[3])
+  end)
+
   it("keeps every line under 4,000 bytes, however long the names", function()
     local lines, write = collector()
     trace.init { enabled = true, write = write, position = 1, job_nodes = NODES }
@@ -92,10 +103,10 @@ describe("splaylab.trace", function()
       assert.same({ op = op, depth = 0 }, seen.inside)
       assert.same(seen.inside, seen.child)
       assert.is_nil(trace.context())
-      local restore = trace.enter({ op = "9:1:1", depth = 2 })
+      local saved = trace.enter({ op = "9:1:1", depth = 2 })
       assert.same({ op = "9:1:1", depth = 2 }, trace.context())
       assert.is_true(trace.served("9:1:1"))
-      restore()
+      trace.leave(saved)
       assert.is_nil(trace.context())
       assert.is_false(trace.served("9:1:2"))
     end)
@@ -112,7 +123,8 @@ describe("splaylab.trace", function()
   end)
 
   it("decodes only well-formed contexts from an envelope", function()
-    assert.same({ op = "1:2:3", depth = 2 }, trace.decode({ op = "1:2:3", depth = 2 }))
+    assert.same({ op = "1:2:3", depth = 2, f = 0 }, trace.decode({ op = "1:2:3", depth = 2 }))
+    assert.same({ op = "1:2:3", depth = 2, f = 7 }, trace.decode({ op = "1:2:3", depth = 2, f = 7 }))
     assert.is_nil(trace.decode({ op = 5, depth = 1 }))
     assert.is_nil(trace.decode({ op = "x", depth = -1 }))
     assert.is_nil(trace.decode({ op = string.rep("x", 100), depth = 1 }))
@@ -121,7 +133,11 @@ describe("splaylab.trace", function()
 
   it("learns each peer a received message names once, within bounds", function()
     local lines, write = collector()
-    trace.init { enabled = true, write = write, position = 1, job_nodes = NODES }
+    trace.init { enabled = true, learn = false, write = write, position = 1, job_nodes = NODES }
+    trace.learn({ { ip = "127.0.0.1", port = 7001 } })                  -- not asked to learn
+    trace.flush()
+    assert.equal(0, #lines)
+    trace.init { enabled = true, learn = true, write = write, position = 1, job_nodes = NODES }
     trace.learn({ "shuffle", { { peer = { ip = "127.0.0.1", port = 7001 }, age = 3 } },
                   { ip = "127.0.0.1", port = 7002 } })
     trace.learn({ { ip = "127.0.0.1", port = 7001 } })                  -- already known

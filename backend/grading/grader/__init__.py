@@ -117,7 +117,7 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
 
     def data(result: RunResult) -> library.RunData:
         r = result.run
-        return library.RunData(r.name, r.nodes, r.time, result.records, result.failure)
+        return library.RunData(r.name, r.nodes, r.time, result.records, result.failure, learned=r.learn)
 
     mine: dict[str, library.RunData] = {}
     ref: dict[str, library.RunData] = {}

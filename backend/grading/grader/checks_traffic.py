@@ -196,6 +196,7 @@ def views_learned(ctx: Context) -> Outcome:
     reply it got): peer sampling spreads descriptors by gossip, a view a node computes by itself
     from job.nodes is no sample of anything, however many of its entries it pings."""
     run, p = ctx.run, ctx.params
+    run.needs_learned("where view entries came from")
     entries = known = 0
     worst: tuple[int, int, int, float] | None = None
     for r in run.metric("view"):

@@ -7,7 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from .errors import CheckError
 from .rundata import RunData
+
+__all__ = ["CheckError", "Context", "Outcome", "REQUIRED", "LIBRARY", "library_check"]
 
 REQUIRED = object()   # a parameter without a default
 
@@ -22,10 +25,6 @@ class Outcome:
         self.score = max(0.0, min(1.0, float(self.score)))
         if self.passed is None:
             self.passed = self.score >= 0.9999
-
-
-class CheckError(Exception):
-    """The check cannot judge (the reference produced no data): an instructor's problem."""
 
 
 @dataclass

@@ -18,6 +18,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from .errors import CheckError
+
 CALLS = ("call", "ucall")                        # messages a node sends that ask something
 CONTACTS = ("call", "ucall", "connect", "sendto")  # how a node reaches a peer it chose
 
@@ -93,11 +95,12 @@ class RunData:
     """One run's records and the facts derived from them."""
 
     def __init__(self, name: str, nodes: int, duration: float, records: list[dict[str, Any]],
-                 failure: str | None = None, traced: bool = True) -> None:
+                 failure: str | None = None, traced: bool = True, learned: bool = False) -> None:
         """traced: the run's messages were traced (every grading run is: simulations always, live
-        runs with --trace); then a node without trace rows sent and received nothing."""
+        runs with --trace); then a node without trace rows sent and received nothing. learned: the
+        trace named the peers received messages carried (the run's `learn: true`)."""
         self.name, self.nodes, self.duration, self.records, self.failure = name, nodes, duration, records, failure
-        self.traced = traced
+        self.traced, self.learned = traced, learned
         self._probes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._app_metrics: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._life: dict[int, list[tuple[float, int]]] = defaultdict(list)   # position -> (t, +1 | -1)
@@ -189,6 +192,8 @@ class RunData:
                 continue
             if isinstance(peer, int) and peer > 0 and peer != node:
                 mine.talked.add(peer)
+                if typ in CALLS:   # a call is an exchange both ways (a served call may not name its caller)
+                    self.traffic[peer].talked.add(node)
                 if typ in CONTACTS:
                     mine.peers.add(peer)
                     if not op:
@@ -251,9 +256,9 @@ class RunData:
 
     def learned_view(self, k: int, t: float, view: list[int]) -> list[int]:
         """The entries of node k's view at t that a message had brought it by then (the trace's
-        `learned` rows): what a peer-sampling check may count. Untraced runs keep the view whole."""
-        if not self.traced:
-            return view
+        `learned` rows): what a peer-sampling check may count. A run that did not learn (the
+        spec's `learn: true`) cannot say: a check that needs it refuses (needs_learned)."""
+        self.needs_learned("peer-sampling views")
         known = self.traffic[k].learned if k in self.traffic else {}
         return [v for v in view if known.get(v, math.inf) <= t]
 
@@ -265,6 +270,11 @@ class RunData:
         """measure(NodeTraffic) for every node of the population (one that sent nothing: 0)."""
         empty = NodeTraffic()
         return {k: float(measure(self.traffic.get(k, empty))) for k in self.population()}
+
+    def needs_learned(self, what: str) -> None:
+        if not self.learned:
+            raise CheckError(f"run {self.name!r} must say `learn: true` to judge {what}: only then does the "
+                             "trace name the peers each received message carried")
 
     def dropped_at(self, t: float) -> set[int]:
         """Nodes the scenario still wanted at t that had ended on their own by then."""

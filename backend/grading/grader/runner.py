@@ -120,6 +120,8 @@ def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, ti
             argv.append("--sim")      # (a simulation is always traced)
         else:
             argv.append("--trace")
+        if run.learn:
+            argv.append("--trace-learn")
         if run.net:
             argv += ["--net", run.net]
         if churn_text is not None:

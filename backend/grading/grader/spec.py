@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[3]
 SANDBOX = ROOT / "sandbox"
 
 TOP_KEYS = {"title", "summary", "starter", "reference", "harness", "handout", "runs", "checks"}
-RUN_KEYS = {"name", "mode", "nodes", "time", "seed", "net", "churn"}
+RUN_KEYS = {"name", "mode", "nodes", "time", "seed", "net", "churn", "learn"}
 CHECK_KEYS = {"name", "check", "run", "weight", "hidden", "params"}
 NAME_RE = re.compile(r"^[a-z0-9_-]{1,40}$")
 MAX_NODES = {"sim": 10_000, "live": 1_000}
@@ -36,10 +36,11 @@ class RunSpec:
     seed: int
     net: str | None
     churn: str | None    # a path relative to the folder (its text is in Assignment.files)
+    learn: bool = False  # the trace names the peers received messages carry (peer-sampling checks)
 
     def key(self) -> dict[str, Any]:
         return {"mode": self.mode, "nodes": self.nodes, "time": self.time, "seed": self.seed,
-                "net": self.net, "churn": self.churn}
+                "net": self.net, "churn": self.churn, "learn": self.learn}
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,11 @@ def _runs(where: str, raw: Any, files: dict[str, str]) -> list[RunSpec]:
                 raise SpecError(f"{at}: nodes: {nodes} but {churn_path} uses {scenario_nodes} nodes (leave nodes out)")
             nodes = scenario_nodes
         nodes = _number(at, nodes if nodes is not None else 10, "nodes", 1, MAX_NODES[mode], integer=True)
+        learn = r.get("learn", False)
+        if not isinstance(learn, bool):
+            raise SpecError(f"{at}: learn: true or false, not {learn!r}")
         runs.append(RunSpec(name=name, mode=mode, nodes=nodes, time=float(time), seed=seed,
-                            net=str(net) if net is not None else None, churn=churn_path))
+                            net=str(net) if net is not None else None, churn=churn_path, learn=learn))
     return runs
 
 

@@ -87,6 +87,7 @@ function M.runtime_modules(spec, job, limits)
   local t = spec.trace
   require("splaylab.trace").init {
     enabled = t == true or type(t) == "table", max_events = type(t) == "table" and t.max_events or nil,
+    learn = type(t) == "table" and t.learn == true,
     flush_after = type(t) == "table" and t.flush_after or nil,
     write = function(line) require("splaylab.output").write("trace", line) end,
     position = job.position, addresses = spec.addresses, job_nodes = spec.all_nodes or spec.nodes,

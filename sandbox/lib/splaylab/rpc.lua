@@ -10,7 +10,9 @@ splaylab.rpc - "splay.rpc": remote calls of the application's global functions o
   rpc.proxy(node) -> object; obj:fn(a, b) == rpc.call(node, {'fn', a, b})
 Wire: TCP, frames of splaylab.llenc carrying
 splaylab.benc: request {call = {...}, n = #args + 1}, reply {ok = true, r = {...}, n = k} or
-{ok = false, err = "..."}. The server runs every request in its own events thread and looks the
+{ok = false, err = "..."}. A request made for an operation (docs/trace.md) also carries
+`ctx = {op, depth, f = the caller's position}`; when the node is traced, every call and served
+call is a trace row. The server runs every request in its own events thread and looks the
 function up by name (dotted names allowed) in settings.env, the application's environment
 (node.lua sets it): any global function of the app is callable, nothing of the runtime is;
 a name that is not a function called without arguments returns that global's value (SPLAY).
@@ -91,12 +93,12 @@ local function outcome_of(err)
 end
 M.outcome_of = outcome_of
 
--- A request's envelope as the trace reads it: its operation {op, depth} (the caller's thread
--- was running for it) and the caller's position `f`. Shared with splay.urpc.
+-- A request's envelope as the trace reads it: the operation the caller's thread runs for,
+-- {op, depth, f = the caller's position}. Shared with splay.urpc. (Only a call made for an
+-- operation carries anything more: maintenance traffic keeps its bytes.)
 local function envelope(req)
   local ctx = trace.context()
-  if ctx then req.ctx = { op = ctx.op, depth = ctx.depth + 1 } end
-  if trace.enabled() then req.f = platform.identity.position end
+  if ctx then req.ctx = { op = ctx.op, depth = ctx.depth + 1, f = platform.identity.position } end
   return req
 end
 
@@ -105,16 +107,16 @@ M.envelope = envelope
 -- Serve one decoded request in the running thread, for the operation its envelope names, and
 -- trace it (type "serve" or "userve", bytes in/out). Shared with splay.urpc.
 local function serve_traced(req, proto, kind, in_bytes, encode)
-  local ctx = trace.decode(req.ctx)
+  local ctx = req.ctx ~= nil and trace.decode(req.ctx) or nil
   trace.learn(req.call)
-  local restore = trace.enter(ctx)
+  local saved
+  if ctx then saved = trace.enter(ctx) end
   local t0 = platform.now()
   local reply = M.dispatch(req.call, tonumber(req.n) or maxn(req.call), proto)
-  restore()
+  if ctx then trace.leave(saved) end
   local data = encode(reply)
   if trace.enabled() then
-    local peer = tonumber(req.f)
-    trace.row(t0, kind, peer and peer == peer and peer or 0, req.call[1] == PING and "ping" or req.call[1],
+    trace.row(t0, kind, ctx and ctx.f or 0, req.call[1] == PING and "ping" or req.call[1],
       #data, in_bytes, reply.ok and "ok" or "error", ctx and ctx.op or "", ctx and ctx.depth or 0,
       platform.now() - t0)
   end

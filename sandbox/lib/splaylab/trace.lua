@@ -4,15 +4,17 @@ splaylab.trace - the node's message trace and the causal context of operations (
 Runtime only: student code never reaches this module. splay.rpc, splay.urpc and the app's raw
 sockets report what they send and serve; the harness's capability starts operations.
 
-  trace.init{enabled, max_events, write = function(json_line) end, flush_after, position,
+  trace.init{enabled, max_events, learn, write = function(json_line) end, flush_after, position,
     job_nodes, addresses, nb_ports}           once per node (node.lua, the simulator's world)
   trace.row(t, type, peer, name, out, in, outcome, op, depth, dur)   one event
   trace.peer(ip, port) -> position | "ip:port"
   trace.context() -> {op = "POS:SESSION:SEQ", depth = d} | nil   the running thread's operation
   trace.adopt(co [, ctx])                     co runs for ctx (default: the running thread's)
+  trace.leave(trace.enter(ctx))               the running thread serves a call for ctx meanwhile
   trace.operation(name, fn, ...) -> op, seconds, pcall(fn, ...)'s results
   trace.reserve(name) -> op        an id given before the operation runs: operation(op, fn, ...)
   trace.learn(value)                          a received message's content: the node addresses in it
+                                              (with `learn` only: it walks every message)
   trace.served(op) -> true when this node served a call of that operation
   trace.flush(), trace.flush_due(timeout) -> timeout   (the events loop, before it blocks)
 
@@ -31,37 +33,40 @@ local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 
 local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next =
   coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
-local floor, concat, sub = math.floor, table.concat, string.sub
+local floor, concat, sub, find, format = math.floor, table.concat, string.sub, string.find, string.format
 
-local FLUSH_ROWS = 40        -- rows per line (about 3 KB; a longer line is split)
 local MAX_LINE = 3900        -- below the 4,096-byte line cap of every runner and daemon
 local MAX_NAME = 64
 
 local enabled = false
+local learning = false       -- `learned` rows: on request (peer-sampling checks need them)
 local flush_after = nil      -- live: seconds a row may wait before it is written (nil: no bound)
-local max_events, listed, events_total = 20000, 0, 0
+local max_events, listed = 20000, 0
 local write = nil
-local buf, nbuf, oldest = {}, 0, nil
+local buf, nbuf, oldest = {}, 0, nil   -- formatted rows not written yet, since when
+local size = 0               -- bytes of the rows in buf, with their commas
 local agg, agg_keys, agg_dirty = nil, nil, false
 local ctx_of = setmetatable({}, { __mode = "k" })
 local ops_served = {}
 local reserved = {}          -- op id -> name, given by reserve() and not run yet
 local position, session, seq = 0, 0, 0
 local index, index_source = nil, nil
+local peers = {}             -- ip -> port -> M.peer's answer (calls go to few addresses, many times)
 
 function M.init(opts)
   enabled = opts.enabled and true or false
+  learning = enabled and opts.learn and true or false
   max_events = tonumber(opts.max_events) or 20000
   write = opts.write
   flush_after = tonumber(opts.flush_after)
-  listed, events_total = 0, 0
-  buf, nbuf, oldest = {}, 0, nil
+  listed = 0
+  buf, nbuf, size, oldest = {}, 0, 0, nil
   agg, agg_keys, agg_dirty = nil, nil, false
   ops_served = {}
   -- an operation's id names the node's session (its start, in ms of its clock) so that a node
   -- that rejoins at the same position never reuses an id
   position, session, seq = tonumber(opts.position) or 0, floor(platform.now() * 1000), 0
-  index, index_source = nil, opts
+  index, index_source, peers = nil, opts, {}
 end
 
 function M.enabled() return enabled end
@@ -87,48 +92,76 @@ end
 
 function M.peer(ip, port)
   if ip == nil then return 0 end
+  local by_port = peers[ip]
+  if by_port then
+    local k = by_port[port]
+    if k ~= nil then return k end
+  else
+    by_port = {}
+    peers[ip] = by_port
+  end
   local key = tostring(ip) .. ":" .. tostring(port)
   local k = (index or address_index())[key]
-  if type(k) == "number" then return k end
-  return key
+  if type(k) ~= "number" then k = key end
+  if port ~= nil then by_port[port] = k end
+  return k
 end
 
-local function round6(x) return floor(x * 1e6 + 0.5) / 1e6 end
+-- Rows are formatted as JSON text when they happen (string.format: several times cheaper than a
+-- table per row encoded later) and written as lines of at most MAX_LINE bytes.
+local ROW = '[%.6f,"%s",%s,%s,%d,%d,"%s","%s",%d,%.6f,%d]'
+local UNSAFE = '[%c"\\\128-\255]'
 
-local function emit(rows, n)
-  if n == 0 or not write then return end
-  local line = cjson.encode({ rows = rows })
-  if #line <= MAX_LINE or n == 1 then
-    write(line)
-    return
+-- A JSON string for text the app may have chosen (a function's name, a host it gave), and a
+-- peer's JSON; both remembered (a node calls few names and few peers, many times).
+local json_of, json_count = {}, 0
+local function quoted(text)
+  local q = json_of[text]
+  if q then return q end
+  q = find(text, UNSAFE) and cjson.encode(text) or ('"' .. text .. '"')
+  if json_count >= 4096 then json_of, json_count = {}, 0 end
+  json_of[text], json_count = q, json_count + 1
+  return q
+end
+
+local peer_text = {}
+local function peer_json(peer)
+  if type(peer) == "number" then
+    local text = peer_text[peer]
+    if not text then text = format("%d", peer); peer_text[peer] = text end
+    return text
   end
-  local half = floor(n / 2)
-  local a, b = {}, {}
-  for i = 1, half do a[i] = rows[i] end
-  for i = half + 1, n do b[i - half] = rows[i] end
-  emit(a, half)
-  emit(b, n - half)
+  return quoted(tostring(peer))
 end
 
 function M.flush()
   if nbuf > 0 then
-    local rows = buf
-    buf, nbuf, oldest = {}, 0, nil
-    emit(rows, #rows)
+    if write then write('{"rows":[' .. concat(buf, ",", 1, nbuf) .. "]}") end
+    buf, nbuf, size, oldest = {}, 0, 0, nil
   end
   if agg_dirty then
-    local rows = {}
+    agg_dirty = false
     for _, key in ipairs(agg_keys) do
       local r = agg[key]
-      if r[11] > 0 then rows[#rows + 1] = r end
-      agg[key] = { r[1], r[2], r[3], r[4], 0, 0, r[7], r[8], r[9], 0, 0 }
+      if r[11] > 0 then
+        M.push(format(ROW, r[1], r[2], peer_json(r[3]), quoted(r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11]))
+        agg[key] = { r[1], r[2], r[3], r[4], 0, 0, r[7], r[8], r[9], 0, 0 }
+      end
     end
-    agg_dirty = false
-    emit(rows, #rows)
+    if nbuf > 0 then M.flush() end
   end
 end
 
--- The events loop asks before it blocks: rows older than FLUSH_AFTER go out now, and the wait
+-- one formatted row into the buffer; a full line goes out first
+function M.push(text)
+  if nbuf > 0 and size + #text + 16 > MAX_LINE then M.flush() end
+  nbuf = nbuf + 1
+  buf[nbuf] = text
+  size = size + #text + 1
+  if not oldest then oldest = platform.now() end
+end
+
+-- The events loop asks before it blocks: rows older than flush_after go out now, and the wait
 -- is cut so that a row never waits much longer than that (a killed node loses at most ~1 s).
 function M.flush_due(timeout)
   if (nbuf == 0 and not agg_dirty) or not flush_after then return timeout end
@@ -158,24 +191,18 @@ end
 
 function M.row(t, typ, peer, name, out, inb, outcome, op, depth, dur)
   if not enabled then return end
-  events_total = events_total + 1
-  name = name and tostring(name) or ""
+  if type(name) ~= "string" then name = name ~= nil and tostring(name) or "" end
   if #name > MAX_NAME then name = sub(name, 1, MAX_NAME) end
-  t, dur = round6(t), round6(dur or 0)
-  out, inb, op, depth = out or 0, inb or 0, op or "", depth or 0
+  out, inb, op, depth, dur = out or 0, inb or 0, op or "", depth or 0, dur or 0
   if listed >= max_events then
     if not agg then
       agg, agg_keys = {}, {}
-      nbuf = nbuf + 1
-      buf[nbuf] = { t, "capped", 0, "", 0, 0, "ok", "", 0, 0, max_events }
+      M.push(format(ROW, t, "capped", "0", '""', 0, 0, "ok", "", 0, 0, max_events))
     end
     return aggregate(t, typ, peer, name, out, inb, outcome, op, depth, dur)
   end
   listed = listed + 1
-  nbuf = nbuf + 1
-  buf[nbuf] = { t, typ, peer, name, out, inb, outcome, op, depth, dur, 1 }
-  if not oldest then oldest = platform.now() end
-  if nbuf >= FLUSH_ROWS then M.flush() end
+  M.push(format(ROW, t, typ, peer_json(peer), quoted(name), out, inb, outcome, op, depth, dur, 1))
 end
 
 -- what messages taught ----------------------------------------------------------------------
@@ -186,25 +213,29 @@ end
 local LEARN_DEPTH, LEARN_TABLES = 4, 64
 
 local learned = {}
-local function walk(v, depth, budget, t)
-  if budget[1] <= 0 then return end
-  budget[1] = budget[1] - 1
+local budget = 0
+local function walk(v, depth, t)
+  if budget <= 0 then return end
+  budget = budget - 1
   local ip, port = rawget(v, "ip"), rawget(v, "port")
   if ip ~= nil and port ~= nil and (type(ip) == "string") then
     local k = M.peer(ip, tonumber(port))
     if type(k) == "number" and k ~= position and not learned[k] then
       learned[k] = true
-      M.row(t, "learned", k, "", 0, 0, "ok", "", 0, 0)
+      M.row(t or platform.now(), "learned", k, "", 0, 0, "ok", "", 0, 0)
     end
   end
   if depth >= LEARN_DEPTH then return end
   for _, x in next, v do
-    if type(x) == "table" then walk(x, depth + 1, budget, t) end
+    if type(x) == "table" then walk(x, depth + 1, t) end
   end
 end
 
 function M.learn(v)
-  if enabled and type(v) == "table" then walk(v, 1, { LEARN_TABLES }, platform.now()) end
+  if learning and type(v) == "table" then
+    budget = LEARN_TABLES
+    walk(v, 1, nil)
+  end
 end
 
 -- causal context ----------------------------------------------------------------------------
@@ -222,22 +253,30 @@ function M.adopt(co, ctx)
   return co
 end
 
--- A served call with an operation: the serving thread runs for it until `restore()`.
+-- A served call: the serving thread runs for its operation (ctx, or none) until
+-- leave(enter(ctx)) puts back what it ran for before.
 function M.enter(ctx)
   local co = running()
-  if not co then return function() end end
+  if not co then return nil end
   local saved = ctx_of[co]
+  if ctx == saved then return saved end
   ctx_of[co] = ctx
   if ctx then ops_served[ctx.op] = true end
-  return function() ctx_of[co] = saved end
+  return saved
 end
 
--- {op, depth} as it travels in an envelope -> a context, or nil when malformed
+function M.leave(saved)
+  local co = running()
+  if co then ctx_of[co] = saved end
+end
+
+-- {op, depth, f} as it travels in an envelope -> a context (f: the caller's position, 0 when
+-- unknown), or nil when malformed
 function M.decode(wire)
   if type(wire) ~= "table" then return nil end
-  local op, depth = wire.op, tonumber(wire.depth)
+  local op, depth, f = wire.op, tonumber(wire.depth), tonumber(wire.f)
   if type(op) ~= "string" or #op > 40 or not depth or depth < 0 or depth > 1e6 then return nil end
-  return { op = op, depth = floor(depth) }
+  return { op = op, depth = floor(depth), f = f and f == f and f >= 0 and floor(f) or 0 }
 end
 
 function M.served(op) return ops_served[op] == true end
