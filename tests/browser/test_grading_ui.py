@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHORD = ROOT / "assignments" / "chord"
 DEMO_COURSE = "distributed-systems-demo"
 VISIBLE_CHECKS = ["No node raises an error", "Every successor is right", "Every predecessor is right",
-                  "Lookups find the key's owner", "Lookups take O(log N) hops"]
+                  "Lookups find the key's owner", "Lookups take O(log N) hops",
+                  "Each node talks to a few peers, not to everyone", "Messages per node close to the reference's"]
 HIDDEN_CHECK = "Lookup latency close to the reference's"
 GRADING_TIMEOUT_MS = 240_000  # two simulated runs of 64 nodes (the submission's and the reference's)
 

@@ -27,7 +27,9 @@ def test_a_student_joins_submits_from_the_cli_and_reads_the_graded_report(stack,
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Chord: lookups on a ring: 100 / 100" in result.stdout
-    assert "PASS   20.0/20    Every successor is right" in result.stdout
+    assert "PASS   15.0/15    Every successor is right" in result.stdout
+    # what the grader measured, said in the report
+    assert "hops measured from the trace" in result.stdout
     # the hidden check is neither shown nor counted before the deadline
     assert "Lookup latency" not in result.stdout and "1 hidden check(s)" in result.stdout
 
