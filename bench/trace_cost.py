@@ -2,12 +2,15 @@
 """What the message trace costs (docs/trace.md): the simulator with the trace on and off, and a
 live splay.rpc round trip with and without it.
 
-    .venv/bin/python bench/trace_cost.py [--nodes 1000] [--time 300] [--repeat 2] [--skip-live]
+    .venv/bin/python bench/trace_cost.py [--nodes 1000] [--time 300] [--repeat 2] [--skip-live] [--pinned]
 
 Simulation: bench/sim_scale.py's Chord (the chord-latency lab's, scaled to the population: joins
 over 200 s, maintenance, 2 lookups per node), run --repeat times each way, alternating; prints
 wall seconds, events/s and peak memory per run, the best of each, and the trace's cost in %.
 The issue's target: at most 10 % slower at 1,000 nodes.
+--pinned: the same simulation's sim.lua run directly (no bubblewrap), pinned to one core
+(taskset -c 1), trace on and off alternating, comparing CPU seconds (min and median): wall times on
+a shared VM vary by 15 % from run to run, CPU times of a pinned process much less.
 Live: bench/rpc_app.lua on 2 local nodes (9 rounds of 1,000 calls on a kept connection, then
 9 rounds with a connection per call), with and without --trace, --repeat times each way; prints
 the median round trip of each and the trace's cost in %. Target: at most 10 % more.
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -49,6 +54,29 @@ def simulated(app: Path, nodes: int, duration: float, seed: int, traced: bool) -
     return wall, final.events_per_s if final else 0.0, final.peak_rss_kb if final else 0, rows
 
 
+def pinned(app: Path, nodes: int, duration: float, seed: int, repeat: int) -> dict[bool, list[float]]:
+    """CPU seconds of sim.lua on the simulation's own sim.json, trace on and off, alternating."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp) / "sim"
+        job = simulate.SimJob(app=app, nodes=nodes, time=duration, seed=seed, list_size=1, max_wall=7200)
+        simulate.simulate(job, lambda *a: None, workdir=work, keep=True)   # writes sim.json (trace on)
+        spec = json.loads((work / "sim.json").read_text())
+        (work / "sim-off.json").write_text(json.dumps({**spec, "trace": False}))
+        cpu: dict[bool, list[float]] = {False: [], True: []}
+        for _ in range(repeat):
+            for traced in (False, True):
+                shutil.rmtree(work / "nodes", ignore_errors=True)
+                (work / "nodes").mkdir()
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                subprocess.run(["taskset", "-c", "1", "luajit", str(ROOT / "sandbox" / "sim.lua"),
+                                "sim.json" if traced else "sim-off.json"], cwd=work,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                cpu[traced].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+                print(f"pinned sim.lua, trace {'on ' if traced else 'off'}: {cpu[traced][-1]:.1f} CPU s", flush=True)
+        return cpu
+
+
 def live_rtt(traced: bool) -> tuple[float, float]:
     """(median kept-connection round trip, median connection-per-call round trip), seconds."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -72,7 +100,16 @@ def main() -> int:
     p.add_argument("--repeat", type=int, default=2)
     p.add_argument("--skip-live", action="store_true")
     p.add_argument("--skip-sim", action="store_true")
+    p.add_argument("--pinned", action="store_true", help="compare CPU seconds of a pinned sim.lua instead of wall time")
     args = p.parse_args()
+
+    if args.pinned and not args.skip_sim:
+        with tempfile.TemporaryDirectory() as tmp:
+            cpu = pinned(chord_app(args.nodes, Path(tmp)), args.nodes, args.time, args.seed, args.repeat)
+        for stat in (min, statistics.median):
+            print(f"pinned {stat.__name__}: off {stat(cpu[False]):.1f} CPU s, on {stat(cpu[True]):.1f} CPU s: the trace "
+                  f"costs {100 * (stat(cpu[True]) / stat(cpu[False]) - 1):+.1f} %")
+        args.skip_sim = True
 
     if not args.skip_sim:
         with tempfile.TemporaryDirectory() as tmp:
