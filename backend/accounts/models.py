@@ -10,11 +10,13 @@ class User(AbstractUser):
 
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.STUDENT)
 
-    @property
-    def sees_everything(self) -> bool:
-        """TAs and instructors (and superusers) see every student's jobs, logs and workspaces."""
-        return self.is_superuser or self.role in (self.Role.TA, self.Role.INSTRUCTOR)
+    # User.role is the account's kind (an instructor account may create courses); it opens no
+    # course. Rights over students' work come from the course's Membership (courses.selectors).
 
     @property
     def manages_daemons(self) -> bool:
-        return self.is_superuser or self.is_staff or self.role == self.Role.INSTRUCTOR
+        """The daemons dashboard: site operators (superusers, Django staff: every daemon) and
+        instructors of some course (their courses' daemons)."""
+        if self.is_superuser or self.is_staff:
+            return True
+        return self.is_authenticated and self.memberships.filter(role="instructor").exists()

@@ -4,6 +4,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from daemons.selectors import daemon_list
+
 from .models import Course
 from .selectors import course_access, course_access_instructor, course_list
 from .services import course_create, course_join, course_join_code_regenerate, course_update
@@ -97,8 +99,22 @@ class CourseDetailApi(APIView):
         access = course_access_instructor(user=request.user, course_id=course_id)
         data = self.InputSerializer(data=request.data, partial=True)
         data.is_valid(raise_exception=True)
+        _daemons_added_check(request, access.course, data.validated_data.get("daemons"))
         course_update(course=access.course, **data.validated_data)
         return Response(_course_out(request, course_id))
+
+
+def _daemons_added_check(request: Request, course: Course, daemons: list[int] | None) -> None:
+    """A course's instructors manage its daemons, so linking one is a right over it: only daemons
+    the user manages already may be added (an operator links pool daemons)."""
+    if daemons is None:
+        return
+    added = set(daemons) - set(course.daemons.values_list("id", flat=True))
+    managed = set(daemon_list(user=request.user).filter(id__in=added).values_list("id", flat=True))
+    refused = sorted(added - managed)
+    if refused:
+        raise serializers.ValidationError({"daemons": [
+            f"no daemon with id {', '.join(map(str, refused))} among those you manage"]})
 
 
 class CourseJoinCodeApi(APIView):

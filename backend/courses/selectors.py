@@ -2,12 +2,16 @@
 
 A user's role in a course is their Membership's role (superusers count as instructors of
 every course); the global User.role does not open a course. Not a member: 404, whatever the
-object (its existence is not the user's business); a member without the role: 403."""
+object (its existence is not the user's business); a member without the role: 403.
+
+Objects without a course of their own (jobs, workspaces) belong to the courses their owner is a
+student of: `supervised_q` is the one rule every app's selector uses for them (docs/decisions.md,
+"Authorization")."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 from rest_framework.exceptions import PermissionDenied
 
@@ -61,6 +65,41 @@ def course_access_instructor(*, user: User, course_id: int) -> CourseAccess:
     if not access.is_instructor:
         raise PermissionDenied("only the course's instructors may do this")
     return access
+
+
+def user_is_operator(user: User) -> bool:
+    """The site's operators (superusers, Django admin staff) run the machines: every daemon and
+    the blacklist. Students' work stays their courses' business (only superusers see all of it);
+    nobody else holds a right outside their courses."""
+    return bool(user.is_authenticated and user.is_active and (user.is_superuser or user.is_staff))
+
+
+def staff_course_ids(*, user: User, instructors_only: bool = False) -> QuerySet[Membership]:
+    """The ids of the courses where the user is an instructor (and a TA unless instructors_only),
+    as a subquery."""
+    roles = [Role.INSTRUCTOR] if instructors_only else [Role.INSTRUCTOR, Role.TA]
+    return Membership.objects.filter(user_id=user.id, role__in=roles).values("course_id")
+
+
+def supervised_student_ids(*, user: User) -> QuerySet[Membership]:
+    """The ids of the students of the courses the user is staff of, as a subquery."""
+    return Membership.objects.filter(role=Role.STUDENT,
+                                     course_id__in=staff_course_ids(user=user)).values("user_id")
+
+
+def supervised_q(*, user: User, owner_field: str = "owner") -> Q | None:
+    """What of a user-owned model (a job, a workspace) this user may read: their own, and their
+    course's students' when they are its instructor or TA. None: everything (superusers)."""
+    if user.is_superuser:
+        return None
+    return Q(**{f"{owner_field}_id": user.id}) | Q(**{f"{owner_field}_id__in": supervised_student_ids(user=user)})
+
+
+def supervises(*, user: User, owner_id: int) -> bool:
+    """The user is the owner, or staff of a course the owner is a student of (or a superuser)."""
+    if user.is_superuser or user.id == owner_id:
+        return True
+    return supervised_student_ids(user=user).filter(user_id=owner_id).exists()
 
 
 def course_students(*, course: Course) -> QuerySet[User]:

@@ -1,3 +1,4 @@
+from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
@@ -5,7 +6,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.permissions import ManagesDaemons
+from accounts.models import User
+from accounts.permissions import ManagesDaemons, OperatorWrites
+from courses.selectors import course_access_instructor, user_is_operator
 
 from .actions import (blacklist_add, blacklist_addresses, blacklist_remove, daemon_create, daemon_drain,
                       daemon_key_rotate, daemon_revoke, daemon_undrain)
@@ -63,8 +66,8 @@ def _daemons_out(daemons: list[Daemon]) -> list[dict]:
     return DaemonOutputSerializer(daemons, many=True, context={"running_jobs": jobs}).data
 
 
-def _daemon_out(daemon_id: int) -> dict:
-    return _daemons_out([daemon_get(daemon_id=daemon_id)])[0]
+def _daemon_out(user: User, daemon_id: int) -> dict:
+    return _daemons_out([daemon_get(user=user, daemon_id=daemon_id)])[0]
 
 
 def _controller_url(request: Request) -> str:
@@ -89,6 +92,10 @@ class DaemonListApi(APIView):
         max_instances = serializers.IntegerField(min_value=1, max_value=10_000)
         port_lo = serializers.IntegerField(min_value=1, max_value=65535)
         port_hi = serializers.IntegerField(min_value=1, max_value=65535)
+        course = serializers.IntegerField(
+            required=False, allow_null=True, default=None,
+            help_text="the course it serves (linked at once: its instructors manage it); required "
+                      "unless you are a site operator, whose daemons without a course join the shared pool")
 
         def validate(self, data: dict) -> dict:
             if data["port_hi"] < data["port_lo"]:
@@ -101,19 +108,27 @@ class DaemonListApi(APIView):
 
     @extend_schema(responses=DaemonOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(_daemons_out(list(daemon_list())))
+        return Response(_daemons_out(list(daemon_list(user=request.user))))
 
     @extend_schema(request=InputSerializer, responses={201: DaemonWithKeySerializer})
     def post(self, request: Request) -> Response:
         """A new daemon; its key and a ready splayd.toml come back this once."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        v = data.validated_data
-        daemon, key = daemon_create(**v)
+        v = dict(data.validated_data)
+        course_id = v.pop("course")
+        if course_id is None and not user_is_operator(request.user):
+            raise serializers.ValidationError(
+                {"course": ["name the course this daemon serves (only site operators add to the shared pool)"]})
+        course = course_access_instructor(user=request.user, course_id=course_id).course if course_id else None
+        with transaction.atomic():
+            daemon, key = daemon_create(**v)
+            if course is not None:
+                course.daemons.add(daemon)
         config = config_toml(name=daemon.name, controller=_controller_url(request), key=key,
                              max_instances=daemon.max_instances, ports=(daemon.port_lo, daemon.port_hi),
                              work_dir=f"./{daemon.name}-work")
-        return Response({"daemon": _daemon_out(daemon.id), "key": key, "config": config},
+        return Response({"daemon": _daemon_out(request.user, daemon.id), "key": key, "config": config},
                         status=status.HTTP_201_CREATED)
 
 
@@ -125,8 +140,8 @@ class _DaemonActionApi(APIView):
 
     @extend_schema(request=None, responses=DaemonOutputSerializer)
     def post(self, request: Request, daemon_id: int) -> Response:
-        self.act(daemon_get(daemon_id=daemon_id))
-        return Response(_daemon_out(daemon_id))
+        self.act(daemon_get(user=request.user, daemon_id=daemon_id))
+        return Response(_daemon_out(request.user, daemon_id))
 
 
 class DaemonRevokeApi(_DaemonActionApi):
@@ -155,9 +170,9 @@ class DaemonRotateKeyApi(APIView):
     def post(self, request: Request, daemon_id: int) -> Response:
         """A new key, shown this once; the old one stops working (a connected daemon is
         disconnected). Also lifts a revocation."""
-        daemon, key = daemon_key_rotate(daemon=daemon_get(daemon_id=daemon_id))
+        daemon, key = daemon_key_rotate(daemon=daemon_get(user=request.user, daemon_id=daemon_id))
         config = f'key = "{key}"\n'
-        return Response({"daemon": _daemon_out(daemon.id), "key": key, "config": config})
+        return Response({"daemon": _daemon_out(request.user, daemon.id), "key": key, "config": config})
 
 
 class BlacklistEntrySerializer(serializers.Serializer):
@@ -175,7 +190,8 @@ class BlacklistOutputSerializer(serializers.Serializer):
 
 
 class BlacklistApi(APIView):
-    permission_classes = [ManagesDaemons]
+    """Read by whoever manages daemons; changed by site operators only (it reaches every daemon)."""
+    permission_classes = [OperatorWrites]
 
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -199,7 +215,7 @@ class BlacklistApi(APIView):
 
 
 class BlacklistEntryApi(APIView):
-    permission_classes = [ManagesDaemons]
+    permission_classes = [OperatorWrites]
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, entry_id: int) -> Response:

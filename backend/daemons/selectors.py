@@ -1,19 +1,29 @@
+"""Reads on daemons. Site operators (courses.selectors.user_is_operator) see and manage every
+daemon; an instructor those linked to a course they instruct (Course.daemons); others none (404)."""
 from django.db.models import Count, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
+from accounts.models import User
+from courses.selectors import staff_course_ids, user_is_operator
 from jobs.models import JobInstance
 
 from .models import BlacklistEntry, Daemon
 
 
-def daemon_list() -> QuerySet[Daemon]:
+def daemon_list(*, user: User) -> QuerySet[Daemon]:
+    """The daemons the user manages, each with `active_instances`."""
+    qs = Daemon.objects.all()
+    if not user_is_operator(user):
+        qs = qs.filter(id__in=Daemon.objects.filter(
+            courses__in=staff_course_ids(user=user, instructors_only=True)).values("id"))
     # By name, explicitly: Meta.ordering does not apply to an aggregate (GROUP BY) query.
-    return Daemon.objects.annotate(
+    return qs.annotate(
         active_instances=Count("instances", filter=Q(instances__state__in=list(JobInstance.ACTIVE)))).order_by("name")
 
 
-def daemon_get(*, daemon_id: int) -> Daemon:
-    return get_object_or_404(daemon_list(), id=daemon_id)
+def daemon_get(*, user: User, daemon_id: int) -> Daemon:
+    """404 for a daemon the user does not manage."""
+    return get_object_or_404(daemon_list(user=user), id=daemon_id)
 
 
 def daemon_running_jobs(*, daemon_ids: list[int]) -> dict[int, list[dict]]:

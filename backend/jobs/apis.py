@@ -11,7 +11,7 @@ from scenarios.models import Scenario
 from .churn import CHURN_SEED
 from .models import ChurnEvent
 from .selectors import JOB_LIST_LIMIT, job_get, job_list
-from .serializers import ChurnEventOutputSerializer, JobDetailOutputSerializer, JobOutputSerializer
+from .serializers import ChurnEventOutputSerializer, JobDetailOutputSerializer, JobListItemOutputSerializer
 from .models import Job
 from .services import MAX_CODE_BYTES, MAX_DURATION, MAX_SIM_NODES, job_create, job_stop
 
@@ -61,10 +61,12 @@ class JobListApi(APIView):
             help_text="fixes every random draw of a simulated run (default 1): same code, seed and "
                       "scenario, same output")
 
-    @extend_schema(responses=JobOutputSerializer(many=True))
+    @extend_schema(responses=JobListItemOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
         jobs = job_list(user=request.user).order_by("-id")[:JOB_LIST_LIMIT]
-        return Response(JobOutputSerializer(jobs, many=True).data)
+        return Response(JobListItemOutputSerializer(jobs, many=True).data)
+        """Your jobs and your courses' students' when you are their instructor or TA, newest
+        first, without their code (GET /api/jobs/<id>/ has it)."""
 
     @extend_schema(request=InputSerializer, responses={201: JobDetailOutputSerializer})
     def post(self, request: Request) -> Response:

@@ -35,7 +35,9 @@ class ChurnEventOutputSerializer(serializers.Serializer):
     text = serializers.CharField()
 
 
-class JobOutputSerializer(serializers.ModelSerializer):
+class JobListItemOutputSerializer(serializers.ModelSerializer):
+    """A job in the list: everything but its code (a page of 200 jobs must not carry 200
+    programs; the detail has it)."""
     owner = serializers.CharField(source="owner.username", read_only=True)
     code_version = serializers.CharField(read_only=True, help_text="8 hex digits of the code's SHA-256")
     network = serializers.SerializerMethodField(help_text="the emulated network, e.g. 'king, loss 1%'")
@@ -44,7 +46,7 @@ class JobOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code", "code_version", "network", "churn", "mode", "seed", "progress", "trace",
+                  "filename", "code_version", "network", "churn", "mode", "seed", "progress", "trace",
                   "created_at", "started_at", "ended_at"]
 
     def get_network(self, job: Job) -> str:
@@ -53,6 +55,13 @@ class JobOutputSerializer(serializers.ModelSerializer):
     @extend_schema_field(JobChurnOutputSerializer(allow_null=True))
     def get_churn(self, job: Job) -> dict | None:
         return dict(JobChurnOutputSerializer(job).data) if job.has_churn else None
+
+
+class JobOutputSerializer(JobListItemOutputSerializer):
+    """A job with its code (the detail's fields but the instances)."""
+
+    class Meta(JobListItemOutputSerializer.Meta):
+        fields = [*JobListItemOutputSerializer.Meta.fields, "code"]
 
 
 class JobDetailOutputSerializer(JobOutputSerializer):

@@ -1,5 +1,6 @@
 """JobConsumer: the browser's live view of one job on /ws/jobs/<id>/ (session auth).
-Permission is checked on connect and again before relaying each message."""
+Permission (jobs.selectors.job_visible: the REST job detail's rule) is checked on connect and
+again before relaying messages; the Origin check is splaylab/websocket_origin.py."""
 from __future__ import annotations
 
 import time

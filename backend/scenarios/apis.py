@@ -1,11 +1,13 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from courses.selectors import staff_course_ids, user_is_operator
 from lib.churn_preview import churn_preview, churn_trace
 
 from .models import Scenario
@@ -13,13 +15,25 @@ from .services import scenario_save
 
 
 class WritesScenariosOrReads(BasePermission):
-    """Everyone signed in reads the library and previews; instructors and TAs write it."""
+    """Everyone signed in reads the library and previews; instructors and TAs of some course
+    (and site operators) add to it; a scenario is changed or deleted by its author or an
+    operator only (_scenario_for_write): the library is shared by every course, so one course's
+    staff must not rewrite another's."""
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         user = request.user
         if not (user and user.is_authenticated):
             return False
-        return request.method in SAFE_METHODS or getattr(view, "preview_only", False) or user.sees_everything
+        if request.method in SAFE_METHODS or getattr(view, "preview_only", False):
+            return True
+        return user_is_operator(user) or staff_course_ids(user=user).exists()
+
+
+def _scenario_for_write(request: Request, scenario_id: int) -> Scenario:
+    scenario = get_object_or_404(Scenario, id=scenario_id)
+    if scenario.owner_id != request.user.id and not user_is_operator(request.user):
+        raise PermissionDenied("only its author or a site operator may change this scenario")
+    return scenario
 
 
 class ScenarioOutputSerializer(serializers.Serializer):
@@ -112,12 +126,12 @@ class ScenarioDetailApi(APIView):
 
     @extend_schema(request=ScenarioInputSerializer, responses=ScenarioOutputSerializer)
     def put(self, request: Request, scenario_id: int) -> Response:
-        scenario = get_object_or_404(Scenario, id=scenario_id)
+        scenario = _scenario_for_write(request, scenario_id)
         data = ScenarioInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         scenario = scenario_save(owner=scenario.owner, scenario=scenario, **data.validated_data)
         return Response(ScenarioOutputSerializer(scenario).data)
 
     def delete(self, request: Request, scenario_id: int) -> Response:
-        get_object_or_404(Scenario, id=scenario_id).delete()
+        _scenario_for_write(request, scenario_id).delete()
         return Response(status=204)

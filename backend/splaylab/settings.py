@@ -22,6 +22,9 @@ SECRET_KEY = os.environ.get("SPLAYLAB_SECRET_KEY", "splaylab-dev-insecure-key-ch
 DEBUG = _env_bool("SPLAYLAB_DEBUG")
 ALLOWED_HOSTS = _env_list("SPLAYLAB_ALLOWED_HOSTS", "*")
 CSRF_TRUSTED_ORIGINS = _env_list("SPLAYLAB_CSRF_TRUSTED_ORIGINS", "")
+# Pages allowed to open the job websocket besides the same origin (splaylab/websocket_origin.py):
+# "https://lab.example.org" or "https://*.example.org"; CSRF_TRUSTED_ORIGINS count too.
+SPLAYLAB_ALLOWED_ORIGINS = _env_list("SPLAYLAB_ALLOWED_ORIGINS", "")
 
 DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://splaylab@127.0.0.1:54329/splaylab")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:63790/0")

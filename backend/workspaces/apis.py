@@ -4,7 +4,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .selectors import workspace_get, workspace_list
+from .selectors import workspace_get, workspace_get_for_write, workspace_list
 from .services import workspace_default_ensure, workspace_files_replace, workspace_get_or_create
 
 
@@ -66,7 +66,8 @@ class WorkspaceDetailApi(APIView):
 
     @extend_schema(request=InputSerializer, responses=WorkspaceOutputSerializer)
     def put(self, request: Request, workspace_id: int) -> Response:
-        workspace = workspace_get(user=request.user, workspace_id=workspace_id)
+        """The owner's only (staff of the owner's course read it: 403)."""
+        workspace = workspace_get_for_write(user=request.user, workspace_id=workspace_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         workspace = workspace_files_replace(workspace=workspace, **data.validated_data)

@@ -16,3 +16,14 @@ def client_for(user: User) -> APIClient:
     client = APIClient()
     client.force_authenticate(user)
     return client
+
+
+def course_with(*, slug: str = "ds", instructors: tuple[User, ...] = (), tas: tuple[User, ...] = (),
+                students: tuple[User, ...] = ()) -> Course:
+    """A course and its members: staff rights over students' work come from such a course."""
+    course = course_make(slug, name=slug)
+    for role, users in ((Membership.Role.INSTRUCTOR, instructors), (Membership.Role.TA, tas),
+                        (Membership.Role.STUDENT, students)):
+        for user in users:
+            member_add(course, user, role)
+    return course

@@ -40,6 +40,8 @@ def test_the_instructor_sets_quotas_late_policy_and_daemons(teacher, teacher_cli
     course = course_make()
     member_add(course, teacher, Membership.Role.INSTRUCTOR)
     daemon, _ = daemon_make()
+    member_add(other := course_make("os", name="Operating Systems"), teacher, Membership.Role.INSTRUCTOR)
+    other.daemons.add(daemon)  # the teacher manages it already, through their other course
     res = teacher_client.patch(f"/api/courses/{course.id}/", {
         "max_nodes_per_job": 50, "max_concurrent_jobs": 1, "minutes_per_day_per_student": 30,
         "late_penalty_percent": 25, "max_late_days": 2, "daemons": [daemon.id]}, format="json")
@@ -51,7 +53,11 @@ def test_the_instructor_sets_quotas_late_policy_and_daemons(teacher, teacher_cli
     res = teacher_client.patch(f"/api/courses/{course.id}/", {"late_penalty_percent": 101}, format="json")
     assert res.status_code == 400 and "late_penalty_percent" in res.json()
     res = teacher_client.patch(f"/api/courses/{course.id}/", {"daemons": [daemon.id + 99]}, format="json")
-    assert res.json() == {"daemons": [f"no daemon with id {daemon.id + 99}"]}
+    assert res.json() == {"daemons": [f"no daemon with id {daemon.id + 99} among those you manage"]}
+    pool, _ = daemon_make("pool-1")  # linked to no course: the site operators'
+    res = teacher_client.patch(f"/api/courses/{course.id}/", {"daemons": [daemon.id, pool.id]}, format="json")
+    assert res.json() == {"daemons": [f"no daemon with id {pool.id} among those you manage"]}
+    assert list(course.daemons.all()) == [daemon]
 
 
 def test_tas_and_students_cannot_change_settings(ta, student) -> None:

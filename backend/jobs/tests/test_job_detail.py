@@ -1,4 +1,5 @@
 """GET /api/jobs/<id>/"""
+from courses.tests.factories import course_with
 from daemons.tests.factories import daemon_make
 from jobs.models import JobInstance
 from jobs.tests.factories import instance_make, job_make
@@ -24,9 +25,16 @@ def test_other_student_gets_404(other_client, student) -> None:
     assert other_client.get(f"/api/jobs/{job.id}/").status_code == 404
 
 
-def test_teacher_can_read_a_students_job(teacher_client, student) -> None:
+def test_the_instructor_of_the_owners_course_reads_it_with_its_code(teacher, teacher_client, student) -> None:
+    course_with(instructors=(teacher,), students=(student,))
     job = job_make(student)
-    assert teacher_client.get(f"/api/jobs/{job.id}/").json()["owner"] == "student"
+    body = teacher_client.get(f"/api/jobs/{job.id}/").json()
+    assert (body["owner"], body["code"]) == ("student", job.code)
+
+
+def test_an_instructor_account_outside_the_owners_courses_gets_404(teacher_client, student) -> None:
+    job = job_make(student)
+    assert teacher_client.get(f"/api/jobs/{job.id}/").status_code == 404
 
 
 def test_anonymous_gets_401(anon_client, student) -> None:

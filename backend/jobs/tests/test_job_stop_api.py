@@ -1,4 +1,5 @@
 """POST /api/jobs/<id>/stop/"""
+from courses.tests.factories import course_with
 from jobs.models import Job
 from jobs.tests.factories import job_make
 
@@ -17,7 +18,8 @@ def test_stop_kills_the_job_and_enqueues_the_stop_task(student_client, student, 
     assert stopped == [job.id]
 
 
-def test_teacher_may_stop_a_students_job(teacher_client, student, monkeypatch) -> None:
+def test_teacher_may_stop_a_students_job(teacher, teacher_client, student, monkeypatch) -> None:
+    course_with(instructors=(teacher,), students=(student,))
     monkeypatch.setattr("jobs.tasks.job_stop.delay", lambda job_id: None)
     job = job_make(student, state=Job.State.REGISTERING)
     assert teacher_client.post(f"/api/jobs/{job.id}/stop/").json()["reason"] == "stopped by teacher"

@@ -6,6 +6,7 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 
 from accounts.tests.factories import PASSWORD
+from courses.tests.factories import course_with
 from jobs.models import Job
 from jobs.tests.factories import job_make
 from splaylab.asgi import application
@@ -64,6 +65,7 @@ async def test_state_changes_are_published_to_the_page(student) -> None:
 
 
 async def test_teacher_may_watch_a_students_job(student, teacher) -> None:
+    await db(course_with)(instructors=(teacher,), students=(student,))
     job = await db(job_make)(student)
     ws = await _browser(job.id, "teacher")
     assert (await ws.connect())[0]

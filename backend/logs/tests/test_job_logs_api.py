@@ -1,6 +1,7 @@
 """GET /api/jobs/<id>/logs/"""
 import pytest
 
+from courses.tests.factories import course_with
 from jobs.tests.factories import job_make
 from logs.models import LogLine
 
@@ -41,7 +42,9 @@ def test_limit_above_1000_is_rejected(student_client, job_with_logs) -> None:
     assert student_client.get(f"/api/jobs/{job.id}/logs/", {"limit": 1001}).status_code == 400
 
 
-def test_other_student_gets_404_teacher_gets_lines(other_client, teacher_client, job_with_logs) -> None:
+def test_other_student_gets_404_teacher_gets_lines(other_client, teacher, teacher_client, student,
+                                                  job_with_logs) -> None:
+    course_with(instructors=(teacher,), students=(student,))
     job, lines = job_with_logs
     assert other_client.get(f"/api/jobs/{job.id}/logs/").status_code == 404
     assert len(teacher_client.get(f"/api/jobs/{job.id}/logs/").json()["lines"]) == len(lines)

@@ -1,6 +1,7 @@
 """/api/scenarios/: the churn preview and the instructors' scenario library."""
 import pytest
 
+from courses.tests.factories import course_with
 from scenarios.models import Scenario
 
 SCRIPT = "at 30s join 100\nfrom 1m to 2m leave 50% churn 20%\nat 90s partition 50%\nat 3m stop\n"
@@ -61,7 +62,8 @@ def test_trace_tools_refuse_bad_settings_and_report_bad_text_as_the_preview(stud
     assert body["errors"][0]["line"] == 1 and "trace" not in body
 
 
-def test_instructors_write_the_library_students_read_it(teacher_client, student_client) -> None:
+def test_instructors_write_the_library_students_read_it(teacher, teacher_client, student_client) -> None:
+    course_with(instructors=(teacher,))
     res = teacher_client.post("/api/scenarios/", {"name": "massive failure", "text": SCRIPT}, format="json")
     assert res.status_code == 201
     sid = res.json()["id"]
@@ -74,7 +76,8 @@ def test_instructors_write_the_library_students_read_it(teacher_client, student_
     assert teacher_client.delete(f"/api/scenarios/{sid}/").status_code == 204
 
 
-def test_a_bad_scenario_or_a_taken_name_is_refused(teacher_client) -> None:
+def test_a_bad_scenario_or_a_taken_name_is_refused(teacher, teacher_client) -> None:
+    course_with(instructors=(teacher,))
     res = teacher_client.post("/api/scenarios/", {"name": "bad", "text": "at 5 join 1"}, format="json")
     assert res.status_code == 400
     assert res.json() == {"text": ["line 1, column 6: the instant: expected a time unit (s, m, h, d) after 5"]}

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+from courses.tests.factories import course_with
 from jobs.models import Job
 from jobs.tests.factories import job_make
 from traces.services import trace_lines_ingest
@@ -56,7 +57,8 @@ def test_a_job_without_a_trace_answers_empty(student, student_client) -> None:
         "rows": 0, "messages_out": 0, "messages_in": 0, "bytes_out": 0, "bytes_in": 0}}
 
 
-def test_same_permissions_as_the_jobs_logs(student, other_client, teacher_client, anon_client) -> None:
+def test_same_permissions_as_the_jobs_logs(student, other_client, teacher, teacher_client, anon_client) -> None:
+    course_with(instructors=(teacher,), students=(student,))
     job, _ = _traced_job(student)
     url = f"/api/jobs/{job.id}/trace/"
     assert other_client.get(url).status_code == 404

@@ -1,6 +1,7 @@
 """GET/PUT /api/workspaces/<id>/"""
 import pytest
 
+from courses.tests.factories import course_with
 from workspaces.services import workspace_default_ensure
 
 
@@ -33,5 +34,13 @@ def test_other_student_gets_404_for_get_and_put(other_client, workspace) -> None
     assert workspace.files.count() == 1
 
 
-def test_teacher_can_read_a_students_workspace(teacher_client, workspace) -> None:
+def test_the_owners_instructor_reads_a_students_workspace_but_does_not_write_it(
+        teacher, teacher_client, student, workspace) -> None:
+    course_with(instructors=(teacher,), students=(student,))
     assert teacher_client.get(f"/api/workspaces/{workspace.id}/").json()["owner"] == "student"
+    res = teacher_client.put(f"/api/workspaces/{workspace.id}/", {"files": []}, format="json")
+    assert res.status_code == 403 and workspace.files.exists()
+
+
+def test_an_instructor_account_outside_the_owners_courses_gets_404(teacher_client, workspace) -> None:
+    assert teacher_client.get(f"/api/workspaces/{workspace.id}/").status_code == 404

@@ -1,4 +1,5 @@
 """GET /api/workspaces/"""
+from courses.tests.factories import course_with
 from workspaces.models import Workspace
 
 
@@ -23,7 +24,9 @@ def test_anonymous_gets_401(anon_client, db) -> None:
     assert anon_client.get("/api/workspaces/").status_code == 401
 
 
-def test_staff_list_their_own_workspaces_and_open_a_students_by_id(teacher_client, student_client) -> None:
+def test_staff_list_their_own_workspaces_and_open_a_students_by_id(teacher, teacher_client, student,
+                                                                   student_client) -> None:
+    course_with(instructors=(teacher,), students=(student,))
     theirs = student_client.get("/api/workspaces/").json()
     mine = teacher_client.get("/api/workspaces/").json()
     assert [w["owner"] for w in mine] == ["teacher"] and mine[0]["name"] == "default"
