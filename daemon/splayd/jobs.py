@@ -1,93 +1,49 @@
 """Jobs on this daemon: slot and port reservations, and the commands that act on them.
 
-State lives here, in memory: `jobs[job_id]` holds the reserved ports (one slot each), the
-code and node list from `list`, and the Instances. A slot is released when its instance
-ends, when the controller frees it, or when a reservation is not started within
-RESERVATION_TIMEOUT. A job's working directory (work_dir/job-<id>/) is removed when the job
-holds no slot any more.
+State lives here, in memory: `jobs[job_id]` (job.Job) holds the reserved ports (one slot
+each), the code and node list from `list`, and the Instances. A slot is released when its
+instance ends, when the controller frees it, or when a reservation is not started within
+RESERVATION_TIMEOUT. A job's working directory (workdir.job_dir) is removed when the job holds
+no slot any more.
 
-Docker backend: a job's container (docker_backend.DockerJobSandbox, `job.sandbox`) is opened at
-the job's first `start` (its directory exists by then) and closed (killed and removed) when
-the job is freed or stopped, or the daemon shuts down (`kill_all` waits for the closes).
+START answers at once and launches the nodes in a task of the job's own (launch.py, mixed in
+with the Docker container's opening and closing); a `stop` or `free` arriving meanwhile stops
+the launch first. The daemon's shutdown waits for the containers' removal (`kill_all`).
 
-What the commands carry is checked in jobspec.py (limits, network, bootstrap list); a churn
-job's scenario is timeline.py's.
+Elsewhere: what the commands carry is checked in jobspec.py (limits, network, bootstrap list)
+and owner.py (the owner's ceilings, blacklist entries); a node's files are workdir.py's; a churn
+job's scenario is timeline.py's, run by churn_runner.py.
 """
 from __future__ import annotations
 
 import asyncio
-import heapq
-import ipaddress
-import json
 import logging
 import shutil
-import socket
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import MB, Config
-from .instances import GATE_FILE, LEAVE_GRACE, Instance, Limits, fmt_seconds, fmt_size
-from .docker_backend import NODE_ARGV, DockerJobSandbox, DockerSandboxError
-from .isolation import TMP_SIZE, Isolation
-from .jobspec import (CommandError, bootstrap_nodes, compile_network, int_arg, netmodel_module,
-                      runtime_limits, trace_block)
+from .churn_runner import ChurnRunner
+from .config import Config
+from .docker_backend import DockerSandboxError
+from .instances import Instance, Limits, fmt_seconds
+from .isolation import Isolation
+from .job import KILL_WAIT, RESERVATION_TIMEOUT, SCENARIO_ENDED, Job, plural, port_is_free
+from .jobspec import CommandError, compile_network, int_arg, trace_block
+from .launch import Launcher
 from .outbox import Outbox
-from .timeline import Timeline, parse_churn_events, parse_timeline
+from .owner import ceilings, network_within_bandwidth, parse_blacklist, request_limits
+from .timeline import parse_churn_events, parse_timeline
+from .workdir import job_dir, node_argv, node_env, node_files_write
 
 logger = logging.getLogger("splayd")
 
-RESERVATION_TIMEOUT = 120.0  # seconds a registered slot may wait for `start`
-KILL_WAIT = 3.0  # seconds `stop` waits for killed processes to be reaped
-SCENARIO_ENDED = "the scenario ended"  # a churn job's end; the controller knows it by this reason
+__all__ = ["JobManager", "Job", "RESERVATION_TIMEOUT", "KILL_WAIT", "SCENARIO_ENDED", "port_is_free"]
 
 Reply = dict[str, Any]
 
 
-@dataclass
-class Job:
-    id: int
-    limits: Limits
-    ports: set[int] = field(default_factory=set)  # reserved slots
-    reserved_at: float = field(default_factory=time.monotonic)
-    code: str | None = None
-    nodes: list[dict[str, Any]] = field(default_factory=list)
-    list_type: str = "head"
-    list_size: int = 0
-    listed: dict[int, int] = field(default_factory=dict)  # node -> port
-    instances: dict[int, Instance] = field(default_factory=dict)  # node -> Instance
-    sandbox: Any = None  # docker_backend.DockerJobSandbox (Docker backend), once started
-    net_blocks: dict[int, Any] = field(default_factory=dict)  # node -> job.json "net" (emulated WAN)
-    net_epoch: float | None = None  # wall clock of the first START: partition offsets count from it
-    timeline: Timeline | None = None  # a churn job's scenario (docs/churn.md, "On the service")
-    blacklist: list[str] = field(default_factory=list)  # the controller's blacklist when listed
-    trace: dict[str, int] | None = None  # job.json "trace" (docs/trace.md), None: no message trace
-
-    def deadline(self) -> float | None:
-        """A churn job's end on the monotonic clock: its duration or the scenario's stop."""
-        tl = self.timeline
-        if tl is None or tl.t0 is None:
-            return None
-        ends = [x for x in (self.limits.duration, tl.end) if x is not None]
-        return tl.t0 + min(ends) if ends else None
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def port_is_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("0.0.0.0", port))
-        except OSError:
-            return False
-    return True
-
-
-class JobManager:
+class JobManager(Launcher, ChurnRunner):
     def __init__(self, config: Config, outbox: Outbox, luajit: str,
                  isolation: Isolation | None = None) -> None:
         self.config = config
@@ -116,37 +72,7 @@ class JobManager:
         return [{"job": i.job, "node": i.node, "state": i.state} for i in self.running()]
 
     def ceilings(self) -> dict[str, int]:
-        """The owner's limits (hello's "limits"): the controller may ask less, never more."""
-        c = self.config
-        return {"max_mem_mb": c.max_mem_mb, "max_cpu_seconds": c.max_cpu_seconds,
-                "disk_max_size_mb": c.disk_max_size_mb, "disk_max_files": c.disk_max_files,
-                "max_sockets": c.max_sockets, "max_send_mb": c.max_send_mb,
-                "max_receive_mb": c.max_receive_mb, "nice": c.nice,
-                "max_bandwidth_kbps": c.max_bandwidth_kbps}
-
-    def _network_within_bandwidth(self, network: Any, total_nodes: int, job_id: int) -> Any:
-        """The job's emulated network under the owner's `max_bandwidth_kbps`: a job asking a
-        higher bandwidth is refused (INVALID_NET); one asking none (or no network at all) is
-        emulated at that rate, each node's sends shaped by the runtime's netem token bucket."""
-        cap_kbps = self.config.max_bandwidth_kbps
-        if not cap_kbps:
-            return network
-        if network is None:
-            network = {"options": {"net": "lan"}, "seed": job_id, "nodes": total_nodes}
-        if not isinstance(network, dict) or not isinstance(network.get("options"), dict):
-            return network  # compile_network refuses it with its own reason
-        netmodel = netmodel_module(self.config.sandbox_dir)
-        asked = network["options"].get("bandwidth")
-        if asked:
-            try:
-                rate = netmodel.parse_rate(str(asked))
-            except netmodel.NetModelError:
-                return network  # likewise
-            if rate * 8 / 1000 > cap_kbps:
-                raise CommandError(f"INVALID_NET: asked a bandwidth of {asked} per node, this daemon "
-                                   f"allows {cap_kbps} kbit/s")
-            return network
-        return {**network, "options": {**network["options"], "bandwidth": f"{cap_kbps}kbit"}}
+        return ceilings(self.config)
 
     def hello_owner(self) -> dict[str, Any]:
         """The owner's side of hello: labels, ceilings, availability (docs/architecture.md,
@@ -167,24 +93,7 @@ class JobManager:
             raise CommandError(f"UNAVAILABLE: {self.unavailable_reason}")
 
     # blacklist (welcome's "blacklist", the `blacklist` command)
-    @staticmethod
-    def parse_blacklist(addresses: Any) -> list[str]:
-        """IP addresses and networks (CIDR), normalized ("10.0.0.1", "192.168.7.0/24"); a bad
-        entry raises CommandError naming it."""
-        if not isinstance(addresses, list):
-            raise CommandError(f"addresses: expected a list of IP addresses or networks, got {addresses!r}")
-        out: list[str] = []
-        for a in addresses:
-            if not isinstance(a, str):
-                raise CommandError(f"addresses: {a!r} is not an IP address or network")
-            try:
-                net = ipaddress.ip_network(a.strip(), strict=False)
-            except ValueError:
-                raise CommandError(f"addresses: {a!r} is not an IP address or network") from None
-            text = str(net.network_address) if net.num_addresses == 1 else str(net)
-            if text not in out:
-                out.append(text)
-        return out
+    parse_blacklist = staticmethod(parse_blacklist)
 
     def set_blacklist(self, addresses: Any) -> list[str]:
         """Replace the blacklist given to jobs listed from now on. Never raises: bad entries
@@ -195,7 +104,7 @@ class JobManager:
         errors: list[str] = []
         for a in addresses:
             try:
-                good += [x for x in self.parse_blacklist([a]) if x not in good]
+                good += [x for x in parse_blacklist([a]) if x not in good]
             except CommandError as e:
                 errors.append(str(e))
                 logger.warning("blacklist: %s (left out)", e)
@@ -204,7 +113,7 @@ class JobManager:
         return errors
 
     async def cmd_blacklist(self, cmd: dict[str, Any]) -> Reply:
-        self.set_blacklist(self.parse_blacklist(cmd.get("addresses")))
+        self.set_blacklist(parse_blacklist(cmd.get("addresses")))
         return {"ok": True, "addresses": list(self.blacklist)}
 
     # commands
@@ -234,7 +143,7 @@ class JobManager:
         limits = self._limits(cmd)
         free = cfg.max_instances - self.used_slots()
         if count > free:
-            return {"ok": False, "reason": f"NO_SLOTS: asked {_plural(count, 'slot')}, only {free} free "
+            return {"ok": False, "reason": f"NO_SLOTS: asked {plural(count, 'slot')}, only {free} free "
                                           f"of {cfg.max_instances}"}
         taken = {p for j in self.jobs.values() for p in j.ports}
         lo, hi = cfg.ports
@@ -245,7 +154,7 @@ class JobManager:
                 if len(ports) == count:
                     break
         if len(ports) < count:
-            return {"ok": False, "reason": f"BUSY_PORTS: asked {_plural(count, 'port')}, only {len(ports)} "
+            return {"ok": False, "reason": f"BUSY_PORTS: asked {plural(count, 'port')}, only {len(ports)} "
                                           f"free in {lo}-{hi}"}
         job = self.jobs.get(job_id)
         if job is None:
@@ -254,38 +163,11 @@ class JobManager:
             job.limits = limits
             job.reserved_at = time.monotonic()
         job.ports.update(ports)
-        logger.info("job %s: reserved ports %s", job_id, ports)
+        logger.info("job %s: reserved %d ports (%s-%s)", job_id, len(ports), min(ports), max(ports))
         return {"ok": True, "ports": ports}
 
     def _limits(self, cmd: dict[str, Any]) -> Limits:
-        cfg = self.config
-        max_mem = cmd.get("max_mem")
-        max_cpu = cmd.get("max_cpu")
-        duration = cmd.get("duration")
-        if not (isinstance(max_mem, int) and not isinstance(max_mem, bool) and max_mem > 0):
-            max_mem = cfg.max_mem_bytes  # not asked: the ceiling
-        elif max_mem > cfg.max_mem_bytes:
-            raise CommandError(f"INVALID_MEM: asked {fmt_size(max_mem)} per node, "
-                               f"this daemon allows {fmt_size(cfg.max_mem_bytes)}")
-        if not (isinstance(max_cpu, int) and not isinstance(max_cpu, bool) and max_cpu > 0):
-            max_cpu = cfg.max_cpu_seconds
-        elif max_cpu > cfg.max_cpu_seconds:
-            raise CommandError(f"INVALID_CPU: asked {max_cpu} s of CPU per node, "
-                               f"this daemon allows {cfg.max_cpu_seconds} s")
-        runtime = runtime_limits(cfg, cmd.get("limits"))
-        return Limits(
-            max_mem=max_mem,
-            max_cpu=max_cpu,
-            max_open_files=cfg.max_open_files,
-            # RLIMIT_FSIZE caps one file; never above the whole directory's quota.
-            max_file_size=min(cfg.max_file_size_mb * MB, runtime["disk_max_size"]),
-            duration=float(duration) if isinstance(duration, (int, float)) and duration > 0 else None,
-            disk_max_size=runtime["disk_max_size"],
-            disk_max_files=runtime["disk_max_files"],
-            log_lines_per_second=cfg.log_lines_per_second,
-            runtime=runtime,
-            nice=cfg.nice,
-        )
+        return request_limits(self.config, cmd)
 
     async def cmd_free(self, cmd: dict[str, Any]) -> Reply:
         job_id = int_arg(cmd, "job", 1)
@@ -326,7 +208,7 @@ class JobManager:
         if "limits" in cmd:  # the same limits as register's (a `list` may correct them)
             job.limits = self._limits({**cmd, "max_mem": job.limits.max_mem, "max_cpu": job.limits.max_cpu,
                                        "duration": job.limits.duration})
-        network = self._network_within_bandwidth(cmd.get("network"), len(nodes), job.id)
+        network = network_within_bandwidth(self.config, cmd.get("network"), len(nodes), job.id)
         if network is not None:
             job.net_blocks = await asyncio.to_thread(compile_network, self.config.sandbox_dir, network,
                                                      sorted(listed), job.limits.duration or 3600)
@@ -337,34 +219,6 @@ class JobManager:
         job.blacklist = list(self.blacklist)
         job.trace = trace
         return {"ok": True}
-
-    async def cmd_start(self, cmd: dict[str, Any]) -> Reply:
-        self._check_available()
-        job = self._job(cmd)
-        if job.code is None:
-            raise CommandError(f"job {job.id} was not listed before start")
-        if job.timeline is not None:
-            return await self._start_timeline(job, cmd)
-        started: list[int] = []
-        errors: list[str] = []
-        if job.net_epoch is None:
-            job.net_epoch = time.time()
-        todo = [(n, p) for n, p in sorted(job.listed.items()) if n not in job.instances]
-        unavailable = await self._open_sandbox(job) if todo and self.isolation.is_docker else None
-        for node, port in todo:
-            inst = self._prepare(job, node, port)
-            if unavailable:
-                inst.finish("FAILED", f"cannot start the node runtime: {unavailable}")
-                errors.append(f"node {node}: {unavailable}")
-                continue
-            try:
-                await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir))
-                started.append(node)
-            except (OSError, ValueError, DockerSandboxError) as e:
-                errors.append(f"node {node}: {e}")
-        if errors and not started:
-            return {"ok": False, "reason": "; ".join(errors)}
-        return {"ok": True, "started": started}
 
     async def cmd_join(self, cmd: dict[str, Any]) -> Reply:
         """keep_population: start spare `node` now in place of position `plays`, then follow
@@ -396,131 +250,6 @@ class JobManager:
         await self._kill_job(job, "KILLED", "stopped by the controller")
         return {"ok": True}
 
-    # churn (docs/churn.md, "On the service")
-    async def _start_timeline(self, job: Job, cmd: dict[str, Any]) -> Reply:
-        """t = 0 is `lead` seconds from now; no node starts before its join."""
-        tl = job.timeline
-        assert tl is not None
-        if tl.t0 is None:
-            lead = cmd.get("lead", 0)
-            lead = min(10.0, max(0.0, float(lead))) if isinstance(lead, (int, float)) else 0.0
-            tl.t0, tl.epoch = time.monotonic() + lead, time.time() + lead
-            job.net_epoch = tl.epoch  # the scenario's partitions count from its t = 0
-            if self.isolation.is_docker:
-                unavailable = await self._open_sandbox(job)
-                if unavailable:
-                    return {"ok": False, "reason": f"cannot start the node runtime: {unavailable}"}
-            tl.task = asyncio.create_task(self._run_timeline(job), name=f"job{job.id}-churn")
-        return {"ok": True, "started": [], "epoch": tl.epoch}
-
-    async def _run_timeline(self, job: Job) -> None:
-        tl = job.timeline
-        assert tl is not None and tl.t0 is not None
-        while self.jobs.get(job.id) is job:
-            delay = tl.t0 + tl.events[0][0] - time.monotonic() if tl.events else None
-            if delay is None or delay > 0:
-                tl.wake.clear()
-                try:
-                    await asyncio.wait_for(tl.wake.wait(), timeout=delay)
-                except asyncio.TimeoutError:
-                    pass
-                continue
-            _, t, node, kind, graceful = heapq.heappop(tl.events)
-            self._dispatch(job, node, kind, t, graceful)
-
-    def _dispatch(self, job: Job, node: int, kind: str, t: float, graceful: bool) -> None:
-        """Run one event in a task of its own, so that starting processes (a burst of joins)
-        never delays the events after it; a node's events still run in order (a leave waits
-        for the node's join to have started it)."""
-        tl = job.timeline
-        assert tl is not None
-        before = tl.chains.get(node)
-        if kind == "join":
-            tl.joining.add(node)
-
-        async def run() -> None:
-            if before is not None and not before.done():
-                await asyncio.wait([before])
-            try:
-                if kind == "join":
-                    await self._churn_join(job, node, planned=t)
-                else:
-                    self._churn_leave(job, node, planned=t, graceful=graceful)
-            except (OSError, ValueError, DockerSandboxError) as e:
-                logger.warning("job %s node %s: %s at %.3f s failed: %s", job.id, node, kind, t, e)
-            finally:
-                if kind == "join":
-                    tl.joining.discard(node)
-
-        task = tl.chains[node] = asyncio.create_task(run(), name=f"job{job.id}-node{node}-{kind}")
-        task.add_done_callback(lambda done: tl.chains.pop(node, None) if tl.chains.get(node) is done else None)
-
-    async def _churn_join(self, job: Job, node: int, planned: float | None) -> None:
-        """Start the node; a planned join starts it held at its gate (JOIN_PRESTART) and opens
-        the gate at the planned instant, which is the join's reported time."""
-        tl = job.timeline
-        assert tl is not None and tl.t0 is not None
-        previous = job.instances.get(node)
-        if previous is not None and previous.running and previous.kill_reason:
-            # its leave is under way (a graceful one lasts up to LEAVE_GRACE): the new session
-            # starts once the old one is reaped, in the same working directory
-            try:
-                await asyncio.wait_for(previous.done.wait(), LEAVE_GRACE + KILL_WAIT)
-            except asyncio.TimeoutError:
-                pass
-        if tl.ended or previous is not None and previous.running:
-            return
-        held = planned is not None
-        inst = self._prepare(job, node, job.listed[node], held=held)
-        if previous is not None:
-            inst.seq = previous.seq  # a node's log seq never repeats across its sessions
-        inst.churn_clock = tl.now
-        inst.rejoins = lambda: tl.rejoins(node)
-        inst.churn_next = {"event": "join", "planned": planned}
-        if node in tl.plays:
-            inst.churn_next["plays"] = tl.plays[node]
-        await inst.start(self._argv(), None if job.sandbox else self._env(inst.workdir), held=held)
-        if held:
-            delay = tl.t0 + planned - time.monotonic()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            if not tl.ended and inst.running and not inst.kill_reason:
-                inst.release()
-        if tl.ended:  # ended, stopped or evicted while it was starting
-            inst.rejoins = None
-            if tl.ended_as is not None:
-                inst.kill(*tl.ended_as)
-            else:
-                inst.kill("KILLED" if self.jobs.get(job.id) is not job else "ENDED", SCENARIO_ENDED)
-
-    def _churn_leave(self, job: Job, node: int, planned: float, graceful: bool) -> None:
-        tl = job.timeline
-        assert tl is not None
-        inst = job.instances.get(node)
-        if inst is None or not inst.running or inst.kill_reason:
-            return  # down already (it crashed): nothing to take away
-        how = "gracefully" if graceful else "as a failure"
-        state = "LEFT" if tl.rejoins(node) else "ENDED"
-        inst.churn_next = {"event": "leave", "planned": planned, "graceful": graceful, "t": round(tl.now(), 3)}
-        inst.kill(state, f"left at {planned:g} s by the scenario ({how})", graceful=graceful)
-
-    def _end_timeline(self, job: Job) -> None:
-        """The scenario's end (its stop or the job's duration): nodes up end, nodes down or
-        never started and unused spares are reported ended, every slot is released."""
-        tl = job.timeline
-        assert tl is not None
-        tl.close()
-        for node, port in sorted(job.listed.items()):
-            inst = job.instances.get(node)
-            if inst is not None and inst.running:
-                inst.rejoins = None
-                inst.kill("ENDED", SCENARIO_ENDED)
-            elif inst is None or inst.state == "LEFT":
-                self._report_down(job, node, "ENDED", "spare, not needed" if node in tl.spares and
-                                  node not in tl.plays else SCENARIO_ENDED)
-        job.ports.clear()
-        self._maybe_cleanup(job)
-
     def _report_down(self, job: Job, node: int, state: str, reason: str) -> None:
         """End a node that is not running (never started, or LEFT): report it, keep its seq."""
         before = job.instances.get(node)
@@ -531,85 +260,23 @@ class JobManager:
         job.instances[node] = ended
 
     # helpers
-    async def _open_sandbox(self, job: Job) -> str | None:
-        """Docker backend: open the job's container (once); None, or why it cannot run."""
-        if job.sandbox is not None:
-            return None
-        job_dir = self.job_dir(job.id)
-        job_dir.mkdir(parents=True, exist_ok=True)
-        count = max(len(job.listed), len(job.ports), 1)
-        try:
-            sandbox = await asyncio.to_thread(
-                DockerJobSandbox, daemon_name=self.config.name, job=job.id, job_dir=job_dir,
-                sandbox_dir=self.config.sandbox_dir, limits=job.limits, instances=count,
-                image=self.isolation.image, luajit=self.luajit,
-                # the same private /tmp budget per instance as bubblewrap's (one tmpfs per job)
-                tmp_mb=count * max(1, TMP_SIZE // MB))
-            job.sandbox = sandbox
-            await sandbox.open()
-        except Exception as e:  # DockerSandboxError, ImageError, DockerException
-            logger.error("job %s: cannot open its sandbox container: %s", job.id, e)
-            if job.sandbox is not None:
-                self._close_sandbox(job)
-            return str(e) or type(e).__name__
-        logger.info("job %s: container %s for %d instance(s)", job.id, sandbox.name, count)
-        return None
-
-    def _close_sandbox(self, job: Job) -> None:
-        sandbox, job.sandbox = job.sandbox, None
-        if sandbox is None:
-            return
-        task = asyncio.create_task(sandbox.close(), name=f"job{job.id}-close")
-        self.closing.add(task)
-        task.add_done_callback(self.closing.discard)
-
-    async def wait_closed(self) -> None:
-        """Wait for the containers being removed (shutdown)."""
-        if self.closing:
-            await asyncio.gather(*list(self.closing), return_exceptions=True)
-
     def job_dir(self, job_id: int) -> Path:
-        return self.config.work_dir / f"job-{int(job_id)}"
+        return job_dir(self.config, job_id)
 
     def _prepare(self, job: Job, node: int, port: int, held: bool = False) -> Instance:
-        """The node's working directory with its app.lua and job.json; `held`: the runtime waits
-        at its gate (a FIFO) before it loads the app, until Instance.release()."""
-        workdir = self.job_dir(job.id) / f"node-{int(node)}"
-        if workdir.exists():
-            shutil.rmtree(workdir)
-        workdir.mkdir(parents=True)
-        (workdir / "app.lua").write_text(job.code or "", encoding="utf-8")
-        spec = {
-            "me": {"ip": self.config.ip, "port": port},
-            "nodes": bootstrap_nodes(job.nodes, job.list_type, job.list_size),
-            "all_nodes": job.nodes,
-            "list_type": job.list_type,
-            "list_size": job.list_size,
-            "position": node,
-            "job_id": job.id,
-            "duration": job.limits.duration,
-            "limits": {**job.limits.runtime, "connect_deny": job.blacklist},
-        }
-        if node in job.net_blocks:
-            spec["net"], spec["net_epoch"] = job.net_blocks[node], job.net_epoch
-        if job.trace is not None:
-            spec["trace"] = dict(job.trace)
-        if held:
-            spec["gate"] = GATE_FILE
-        (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
+        """The node's working directory (workdir.node_files_write) and its Instance."""
+        workdir = node_files_write(self.config, job, node, port, held=held)
         inst = Instance(job.id, node, port, workdir, job.limits, self.outbox, on_end=self._on_end,
                         isolation=self.isolation, sandbox=job.sandbox)
         job.instances[node] = inst
         return inst
 
     def _argv(self) -> list[str]:
-        if self.isolation.is_docker:  # paths inside the container
-            return list(NODE_ARGV)
-        return [self.luajit, str(self.config.node_lua), "job.json", "app.lua"]
+        return node_argv(self.config, self.luajit, self.isolation.is_docker)
 
     @staticmethod
     def _env(workdir: Path) -> dict[str, str]:
-        return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir)}
+        return node_env(workdir)
 
     def _on_end(self, inst: Instance) -> None:
         job = self.jobs.get(inst.job)
@@ -625,6 +292,10 @@ class JobManager:
     def _maybe_cleanup(self, job: Job) -> None:
         if job.ports or any(i.running for i in job.instances.values()):
             return
+        if job.launch is not None and not job.launch.done():
+            job.stopping = True  # nothing left to launch for: the launch ends, then cleans up
+            job.launch.add_done_callback(lambda _: self._maybe_cleanup(job))
+            return
         if self.jobs.get(job.id) is job:
             del self.jobs[job.id]
         self._close_sandbox(job)
@@ -632,8 +303,12 @@ class JobManager:
         logger.info("job %s: freed", job.id)
 
     async def _kill_job(self, job: Job, state: str, reason: str, grace: float = 0.0) -> None:
-        """Kill the job's instances (`grace` > 0: SIGTERM first, SIGKILL `grace` s later),
-        report its listed nodes that do not run, and free it once they are reaped."""
+        """Stop its launch, kill the job's instances (`grace` > 0: SIGTERM first, SIGKILL
+        `grace` s later), report its listed nodes that do not run, and free it once they are
+        reaped."""
+        job.stopping = True
+        if job.launch is not None and not job.launch.done():
+            await asyncio.wait([job.launch])  # the nodes being spawned now, no more
         if job.timeline is not None:
             if state == "LOST":
                 job.timeline.ended_as = (state, reason)
@@ -682,7 +357,7 @@ class JobManager:
                 inst.report_dropped(now)
                 if d is not None and now - inst.started_at >= d:
                     inst.kill("ENDED", f"killed: duration of {fmt_seconds(d)} s reached")
-            if not job.instances and job.ports and now - job.reserved_at > RESERVATION_TIMEOUT:
+            if not job.instances and job.launch is None and job.ports and now - job.reserved_at > RESERVATION_TIMEOUT:
                 logger.warning("job %s: reservation not started within %d s, freed", job.id, RESERVATION_TIMEOUT)
                 job.ports.clear()
                 self._maybe_cleanup(job)

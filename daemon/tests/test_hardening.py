@@ -11,7 +11,7 @@ import pytest
 from splayd.config import DEFAULT_SANDBOX_DIR, ConfigError
 from splayd.instances import fmt_size, measure_dir
 from splayd.isolation import Isolation, isolation_choose
-from splayd.jobs import CommandError, bootstrap_nodes, runtime_limits
+from splayd.jobspec import CommandError, bootstrap_nodes, runtime_limits
 
 from .utils import make_config
 

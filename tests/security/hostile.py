@@ -141,6 +141,7 @@ class HostDaemon:
             m._argv = lambda: [luajit, "app.lua"]  # type: ignore[method-assign]
         try:
             reply = await m.handle({"type": "start", "job": job})
+            await m.launched(job)  # START answers at once; its nodes are launched in a task
         finally:
             m.__dict__.pop("_argv", None)
         assert reply["ok"], reply

@@ -1,0 +1,57 @@
+"""A node's working directory, `work_dir/job-<id>/node-<k>/`: app.lua and job.json (the
+contract in docs/architecture.md, "Node runtime"), and the command and environment the node
+runtime is started with."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from .config import Config
+from .docker_backend import NODE_ARGV
+from .instances import GATE_FILE
+from .job import Job
+from .jobspec import bootstrap_nodes
+
+
+def job_dir(cfg: Config, job_id: int) -> Path:
+    return cfg.work_dir / f"job-{int(job_id)}"
+
+
+def node_files_write(cfg: Config, job: Job, node: int, port: int, held: bool = False) -> Path:
+    """A fresh working directory for `node` with its app.lua and job.json; `held`: the runtime
+    waits at its gate (a FIFO) before it loads the app (Instance.release())."""
+    workdir = job_dir(cfg, job.id) / f"node-{int(node)}"
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True)
+    (workdir / "app.lua").write_text(job.code or "", encoding="utf-8")
+    spec = {
+        "me": {"ip": cfg.ip, "port": port},
+        "nodes": bootstrap_nodes(job.nodes, job.list_type, job.list_size),
+        "all_nodes": job.nodes,
+        "list_type": job.list_type,
+        "list_size": job.list_size,
+        "position": node,
+        "job_id": job.id,
+        "duration": job.limits.duration,
+        "limits": {**job.limits.runtime, "connect_deny": job.blacklist},
+    }
+    if node in job.net_blocks:
+        spec["net"], spec["net_epoch"] = job.net_blocks[node], job.net_epoch
+    if job.trace is not None:
+        spec["trace"] = dict(job.trace)
+    if held:
+        spec["gate"] = GATE_FILE
+    (workdir / "job.json").write_text(json.dumps(spec), encoding="utf-8")
+    return workdir
+
+
+def node_argv(cfg: Config, luajit: str, docker: bool) -> list[str]:
+    if docker:  # paths inside the container
+        return list(NODE_ARGV)
+    return [luajit, str(cfg.node_lua), "job.json", "app.lua"]
+
+
+def node_env(workdir: Path) -> dict[str, str]:
+    return {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": str(workdir)}
