@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from . import output_limits
+
 PACKAGE_DIR = Path(__file__).resolve().parent
 # The Lua runtime: an installed package carries a copy (daemon/setup.py copies sandbox/ into
 # splayd/runtime/ at build time); a checkout uses the repository's sandbox/.
@@ -43,7 +45,10 @@ class Config:
     max_sockets: int = 64  # ceilings of the runtime's own limits (job.json "limits")
     max_send_mb: int = 1024
     max_receive_mb: int = 1024
-    log_lines_per_second: int = 1000
+    # the output limits (output_limits.py, shared with the local runner and the simulator):
+    # ceilings a job's descriptor may lower (log_lines_per_second, log_max_size)
+    log_lines_per_second: int = output_limits.LINES_PER_SECOND
+    log_max_size_mb: int = output_limits.MAX_SIZE // MB  # bytes of output per job
     sandbox: str = "auto"  # auto (bwrap, else rlimits) | docker | bwrap | rlimits (isolation.py)
     bwrap: str = "bwrap"
     work_dir: Path = field(default_factory=lambda: Path("splayd-work"))
@@ -88,6 +93,7 @@ _INTS = {  # field -> minimum
     "max_send_mb": 1,
     "max_receive_mb": 1,
     "log_lines_per_second": 1,
+    "log_max_size_mb": 1,
     "outbox_max_mb": 1,
     "max_bandwidth_kbps": 0,
 }

@@ -12,9 +12,12 @@ node is an exec in the job's container instead: its lines arrive through the sam
 its returncode goes through the same `exit_outcome`, and the daemon's kills go through
 `kill_instance`; the disk watch and the log rate limit are the same (the working directory
 is under the job directory the container bind-mounts).
-Output is capped at `log_lines_per_second` lines per second: the rest of the second's lines
-are dropped and replaced by one "log rate limit: N lines dropped" record. `probe` and `trace`
-records (records.MEASUREMENT_LEVELS, bounded by the runtime) are neither counted nor dropped.
+Output goes through the output limits of output_limits.py (the same rule as the local runner's
+and the simulator's): at most `log_lines_per_second` lines per second per node, the rest of
+the second's lines replaced by one "log rate limit: N lines dropped" record, and at most
+`log_max_size` bytes per job (its nodes on this daemon share one JobBudget, held by the job's
+Limits), then one "log budget: ..." record and nothing more; the node keeps running. `probe`
+and `trace` records (bounded by the runtime) are neither counted nor dropped.
 """
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ from typing import Any, Callable
 
 from .isolation import Isolation
 from .outbox import Outbox
-from .records import MEASUREMENT_LEVELS, LineSplitter, parse_record
+from .output_limits import JobBudget, NodeLimiter, fmt_size, line_cost
+from .records import LineSplitter, parse_record
 
 logger = logging.getLogger("splayd")
 
@@ -41,7 +45,6 @@ DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the pipes to close once the proces
 DISK_CHECK_INTERVAL = 0.5  # seconds between two measures of a working directory
 MAX_DEPTH = 100  # directory nesting the disk check follows
 DAEMON_FILES = frozenset({"app.lua", "job.json", "go"})  # written by the daemon: not counted
-RATE_WINDOW = 1.0
 LEAVE_GRACE = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later (as run_local)
 GATE_FILE = "go"  # a held node's gate: a FIFO in its working directory (job.json "gate")
 
@@ -55,9 +58,19 @@ class Limits:
     duration: float | None  # wall seconds, enforced by the daemon's clock
     disk_max_size: int | None = None  # bytes in the working directory (periodic check)
     disk_max_files: int | None = None
-    log_lines_per_second: int | None = None
+    log_lines_per_second: int | None = None  # the owner's; runtime's "log_lines_per_second" (asked) wins
     runtime: dict[str, Any] = field(default_factory=dict)  # job.json "limits"
     nice: int = 0  # the node's niceness (config `nice`: the owner's CPU share)
+    # The job's output budget (runtime's "log_max_size"), shared by every Instance made with
+    # these Limits: a job's nodes on this daemon.
+    budget: JobBudget = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "budget", JobBudget(self.runtime.get("log_max_size")))
+
+    @property
+    def lines_per_second(self) -> int | None:
+        return self.runtime.get("log_lines_per_second", self.log_lines_per_second)
 
     @property
     def mem_mb(self) -> int:
@@ -71,15 +84,6 @@ class Limits:
 
 def fmt_seconds(s: float) -> str:
     return f"{s:g}"
-
-
-def fmt_size(n: int) -> str:
-    """Bytes in the student's words: 64 MB, 19.1 MB, 512 KB, 100 bytes."""
-    if n >= MB:
-        return f"{n // MB} MB" if n % MB == 0 else f"{n / MB:.1f} MB"
-    if n >= 1024:
-        return f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB"
-    return f"{n} bytes"
 
 
 def measure_dir(root: Path, max_entries: int | None = None) -> tuple[int, int, bool]:
@@ -269,9 +273,8 @@ class Instance:
         self.task: asyncio.Task[None] | None = None
         self.watch: asyncio.Task[None] | None = None
         self.done = asyncio.Event()
-        self._window_start = 0.0  # log rate limit: the current one-second window
-        self._window_lines = 0
-        self.dropped = 0  # lines dropped in the current window, not yet reported
+        self.output = NodeLimiter(limits.lines_per_second, limits.budget,
+                                  lambda level, text, _limit, _n: self._send(level, text))
         # Churn jobs (timeline.Timeline): the join or leave to attach to the next report, the
         # scenario's clock (seconds since its t = 0), and whether the node joins again later
         # (then an end is reported LEFT: the slot stays for that join).
@@ -448,27 +451,16 @@ class Instance:
         level, text = parse_record(line, truncated, stream)
         if level == "error" and self.first_error is None and text.strip():
             self.first_error = text.strip()  # kept for the exit reason even if dropped below
-        rate = self.limits.log_lines_per_second
-        if rate and level not in MEASUREMENT_LEVELS:
-            now = time.monotonic()
-            if now - self._window_start >= RATE_WINDOW:
-                self.report_dropped()
-                self._window_start, self._window_lines = now, 0
-            self._window_lines += 1
-            if self._window_lines > rate:
-                self.dropped += 1
-                return
-        self._send(level, text)
+        if self.output.admit(level, line_cost(len(line)), time.monotonic()):
+            self._send(level, text)
 
     def report_dropped(self, now: float | None = None) -> None:
         """One record for the lines dropped by the rate limit (at the end of their window,
         or when the output ends); `now` given: only once the window is over."""
-        if not self.dropped:
-            return
-        if now is not None and now - self._window_start < RATE_WINDOW:
-            return
-        n, self.dropped = self.dropped, 0
-        self._send("warning", f"log rate limit: {n} line{'s' if n != 1 else ''} dropped")
+        if now is None:
+            self.output.close()
+        else:
+            self.output.tick(now)
 
     async def _watch_disk(self) -> None:
         """Kill the node when its working directory holds too much or too many."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from .config import MB, Config
 from .instances import fmt_size
+from .output_limits import refusal
 
 
 class CommandError(Exception):
@@ -77,7 +78,9 @@ def bootstrap_nodes(nodes: list[Any], list_type: str, list_size: int,
 # job.json "limits" (read by the Lua runtime) ← the controller's "limits" object, within
 # this daemon's ceilings (a request above one is refused with the SPLAY-style code).
 RUNTIME_LIMITS = ("max_sockets", "max_send", "max_receive", "udp_drop_ratio", "disk_max_size",
-                  "disk_max_files")
+                  "disk_max_files", "log_lines_per_second", "log_max_size")
+# The output limits (output_limits.py), enforced by the daemon on the node's lines; they ride
+# in the same object (job.json shows them to the node; the runtime ignores them).
 
 
 def above_ceiling(key: str, asked: int, ceiling: int) -> str:
@@ -91,6 +94,8 @@ def above_ceiling(key: str, asked: int, ceiling: int) -> str:
                 f"this daemon allows {fmt_size(ceiling)}")
     if key == "max_sockets":
         return f"INVALID_SOCKETS: asked {asked} sockets per node, this daemon allows {ceiling}"
+    if key in ("log_lines_per_second", "log_max_size"):
+        return refusal(key, asked, ceiling, "this daemon")
     raise KeyError(key)
 
 
@@ -107,6 +112,8 @@ def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
         "udp_drop_ratio": 0.0,
         "disk_max_size": cfg.disk_max_size_mb * MB,
         "disk_max_files": cfg.disk_max_files,
+        "log_lines_per_second": cfg.log_lines_per_second,
+        "log_max_size": cfg.log_max_size_mb * MB,
     }
     out: dict[str, Any] = dict(ceilings)
     for key, value in asked.items():
@@ -117,8 +124,9 @@ def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
                 raise CommandError(f"limits.udp_drop_ratio: expected a number between 0 and 1, got {value!r}")
             out[key] = float(value)
             continue
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise CommandError(f"limits.{key}: expected an integer >= 0, got {value!r}")
+        minimum = 1 if key == "log_lines_per_second" else 0
+        if not isinstance(value, int) or isinstance(value, bool) or value < minimum:
+            raise CommandError(f"limits.{key}: expected an integer >= {minimum}, got {value!r}")
         if value > ceilings[key]:
             raise CommandError(above_ceiling(key, value, int(ceilings[key])))
         out[key] = value
