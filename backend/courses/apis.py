@@ -5,6 +5,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from daemons.selectors import daemon_list
+from retention.selectors import course_disk_use
 
 from .models import Course
 from .selectors import course_access, course_access_instructor, course_list
@@ -14,6 +15,16 @@ from .services import course_create, course_join, course_join_code_regenerate, c
 class DaemonRefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
+
+
+class DiskUseSerializer(serializers.Serializer):
+    log_bytes = serializers.IntegerField()
+    metric_bytes = serializers.IntegerField()
+    trace_bytes = serializers.IntegerField(help_text="trace and probe chunks")
+    total_bytes = serializers.IntegerField()
+    jobs = serializers.IntegerField(help_text="the students' jobs")
+    measured_at = serializers.DateTimeField(allow_null=True,
+                                            help_text="the latest measurement (retention sweep); null: none yet")
 
 
 class CourseOutputSerializer(serializers.Serializer):
@@ -30,13 +41,28 @@ class CourseOutputSerializer(serializers.Serializer):
     daemons = DaemonRefSerializer(many=True, source="daemons.all",
                                   help_text="the course's daemons (empty: any); scheduling does not use it yet")
 
+    retention_days = serializers.IntegerField(
+        help_text="days a job's logs, metrics and traces are kept after it ended (0: no age limit)")
+    retention_max_mb_per_job = serializers.IntegerField(
+        help_text="MB of logs, metrics and traces kept per ended job, oldest pruned first (0: no limit)")
+    disk_use = serializers.SerializerMethodField(
+        help_text="instructors and TAs only (null for students): what the students' jobs store")
+
     @extend_schema_field(serializers.CharField(allow_null=True))
     def get_join_code(self, course: Course) -> str | None:
         return course.join_code if course.my_role in ("instructor", "ta") else None
 
+    @extend_schema_field(DiskUseSerializer(allow_null=True))
+    def get_disk_use(self, course: Course) -> dict | None:
+        # Only the course's own page asks for it (a sum over the students' jobs), never the list.
+        if not self.context.get("disk_use") or course.my_role not in ("instructor", "ta"):
+            return None
+        return dict(DiskUseSerializer(course_disk_use(course=course)).data)
+
 
 def _course_out(request: Request, course_id: int) -> dict:
-    return CourseOutputSerializer(course_access(user=request.user, course_id=course_id).course).data
+    return CourseOutputSerializer(course_access(user=request.user, course_id=course_id).course,
+                                  context={"disk_use": True}).data
 
 
 class CourseListApi(APIView):
@@ -89,6 +115,10 @@ class CourseDetailApi(APIView):
         max_late_days = serializers.IntegerField(min_value=0, max_value=365, required=False)
         daemons = serializers.ListField(child=serializers.IntegerField(), required=False,
                                         help_text="daemon ids; [] for any daemon")
+        retention_days = serializers.IntegerField(min_value=0, max_value=3650, required=False,
+                                                  help_text="0: no age limit")
+        retention_max_mb_per_job = serializers.IntegerField(min_value=0, max_value=100_000, required=False,
+                                                            help_text="0: no size limit")
 
     @extend_schema(responses=CourseOutputSerializer)
     def get(self, request: Request, course_id: int) -> Response:

@@ -34,6 +34,16 @@ class Course(models.Model):
     max_late_days = models.PositiveSmallIntegerField(default=3, validators=[MinValueValidator(0)])
     # The daemons this course's jobs may use (none: any). Scheduling does not read it yet.
     daemons = models.ManyToManyField("daemons.Daemon", blank=True, related_name="courses")
+    # Retention (retention/, docs/decisions.md "Retention"): a student's job keeps its log lines,
+    # metric chunks and trace/probe chunks this many days after it ended, and at most this many
+    # MB of them (the oldest go first); 0 turns the rule off. The job row, its instances and its
+    # summaries (metric series, trace summary) are never pruned.
+    retention_days = models.PositiveIntegerField(
+        default=30, validators=[MaxValueValidator(3650)],
+        help_text="days a job's logs, metrics and traces are kept after it ended (0: no age limit)")
+    retention_max_mb_per_job = models.PositiveIntegerField(
+        default=100, validators=[MaxValueValidator(100_000)],
+        help_text="MB of logs, metrics and traces kept per ended job, oldest pruned first (0: no size limit)")
 
     def __str__(self) -> str:
         return self.name

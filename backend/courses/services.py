@@ -16,7 +16,7 @@ from workspaces.services import workspace_files_replace
 from .models import Course, Membership, join_code_generate, join_code_normalize
 
 COURSE_SETTINGS = ("name", "max_nodes_per_job", "max_concurrent_jobs", "minutes_per_day_per_student",
-                   "late_penalty_percent", "max_late_days")
+                   "late_penalty_percent", "max_late_days", "retention_days", "retention_max_mb_per_job")
 
 
 def course_create(*, user: User, name: str, slug: str) -> Course:
@@ -58,7 +58,7 @@ def course_join_code_regenerate(*, course: Course) -> str:
 
 
 def course_update(*, course: Course, daemons: Iterable[int] | None = None, **fields: Any) -> Course:
-    """Instructors' settings: name, quotas, late policy and the course's daemons (ids)."""
+    """Instructors' settings: name, quotas, late policy, retention and the course's daemons (ids)."""
     unknown = set(fields) - set(COURSE_SETTINGS)
     if unknown:
         raise ApplicationError(f"not a course setting: {', '.join(sorted(unknown))}")

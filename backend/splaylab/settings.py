@@ -56,6 +56,16 @@ SPLAYLAB_SUBMISSIONS_PER_DAY = int(os.environ.get("SPLAYLAB_SUBMISSIONS_PER_DAY"
 SPLAYLAB_GRADING_TIME_LIMIT = int(os.environ.get("SPLAYLAB_GRADING_TIME_LIMIT", "3600"))
 # A grading is simulations: by default on the simulation worker (one process per core).
 SPLAYLAB_GRADING_QUEUE = os.environ.get("SPLAYLAB_GRADING_QUEUE", "simulations")
+# Retention (backend/retention/, docs/decisions.md "Retention"): the policy of jobs whose owner
+# is a student of no course (a course's own is on the course; beat's period,
+# SPLAYLAB_RETENTION_SWEEP, is read in splaylab/celery.py), how long
+# after a job ends its byte counts are final, and the bounded work of one sweep.
+SPLAYLAB_RETENTION_DAYS = int(os.environ.get("SPLAYLAB_RETENTION_DAYS", "30"))
+SPLAYLAB_RETENTION_MAX_MB = int(os.environ.get("SPLAYLAB_RETENTION_MAX_MB", "100"))
+SPLAYLAB_RETENTION_SETTLE = float(os.environ.get("SPLAYLAB_RETENTION_SETTLE", "3600"))
+SPLAYLAB_RETENTION_BATCH = int(os.environ.get("SPLAYLAB_RETENTION_BATCH", "5000"))
+SPLAYLAB_RETENTION_SWEEP_ROWS = int(os.environ.get("SPLAYLAB_RETENTION_SWEEP_ROWS", "500000"))
+SPLAYLAB_RETENTION_MEASURE_JOBS = int(os.environ.get("SPLAYLAB_RETENTION_MEASURE_JOBS", "200"))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -80,6 +90,7 @@ INSTALLED_APPS = [
     "traces",
     "scenarios",
     "grading",
+    "retention",
 ]
 
 MIDDLEWARE = [

@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/jobs/", include("logs.urls")),
     path("api/jobs/", include("metrics.urls")),
     path("api/jobs/", include("traces.urls")),
+    path("api/jobs/", include("retention.urls")),
     path("api/daemons/", include("daemons.urls")),
     path("api/scenarios/", include("scenarios.urls")),
     path("api/courses/", include("courses.urls")),
