@@ -41,6 +41,14 @@ def _instances(job: Job) -> list[tuple]:
     return list(job.instances.order_by("id").values_list("node", "daemon__name", "port", "state"))
 
 
+async def _until(check, timeout: float = 5) -> None:
+    """Poll the database until `check()` holds (the consumer applies frames asynchronously)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await db(check)():
+        assert asyncio.get_running_loop().time() < deadline, "condition not reached in time"
+        await asyncio.sleep(0.05)
+
+
 async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(student, settings) -> None:
     s1, s2, _ = await _two_daemons()
     job = await db(job_make)(student, nodes=4, duration=20)
@@ -74,12 +82,20 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
     await s2.reply(l2)
     st1, st2 = await s1.expect("start"), await s2.expect("start")
     assert st1["job"] == st2["job"] == job.id
-    await s1.reply(st1)
-    await s2.reply(st2)
+    await s1.reply(st1, accepted=[1, 2, 3])
+    await s2.reply(st2, accepted=[4])
     await asyncio.wait_for(task, 10)
 
     await db(job.refresh_from_db)()
     assert job.state == Job.State.RUNNING and job.started_at is not None
+    # START only accepted them: each instance is RUNNING once its daemon reports it launched
+    assert await db(_instances)(job) == [
+        (1, "lab-1", 21000, "RESERVED"), (2, "lab-1", 21001, "RESERVED"),
+        (3, "lab-1", 21002, "RESERVED"), (4, "lab-2", 22000, "RESERVED")]
+    for daemon, node in ((s1, 1), (s1, 2), (s1, 3), (s2, 4)):
+        await daemon.send({"type": "instance", "job": job.id, "node": node, "state": "RUNNING",
+                           "exit_code": None, "reason": "started"})
+    await _until(lambda: [s for *_, s in _instances(job)] == ["RUNNING"] * 4)
     assert await db(_instances)(job) == [
         (1, "lab-1", 21000, "RUNNING"), (2, "lab-1", 21001, "RUNNING"),
         (3, "lab-1", 21002, "RUNNING"), (4, "lab-2", 22000, "RUNNING")]
@@ -161,12 +177,15 @@ async def test_daemon_failing_to_start_fails_its_instances(student) -> None:
     await s2.reply(r2, ports=[22000])
     await s1.reply(await s1.expect("list"))
     await s2.reply(await s2.expect("list"))
-    await s1.reply(await s1.expect("start"))
+    await s1.reply(await s1.expect("start"), accepted=[1])
     start2 = await s2.expect("start")
     await s2.ws.send_json_to({"type": "reply", "ref": start2["ref"], "ok": False, "reason": "fork failed"})
     await asyncio.wait_for(task, 10)
     await db(job.refresh_from_db)()
     assert job.state == Job.State.RUNNING
+    await s1.send({"type": "instance", "job": job.id, "node": 1, "state": "RUNNING", "exit_code": None,
+                   "reason": "started"})
+    await _until(lambda: _instances(job)[0][3] == "RUNNING")
     states = await db(_instances)(job)
     assert [(n, s) for n, _, _, s in states] == [(1, "RUNNING"), (2, "FAILED")]
     failed = await db(lambda: job.instances.get(node=2).exit_reason)()
