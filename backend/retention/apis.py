@@ -3,14 +3,12 @@
 when jobs.selectors.job_get does (its owner, the course's staff): anyone else gets 404."""
 from __future__ import annotations
 
-import json
-
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
-from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -32,25 +30,19 @@ ERRORS = {
 }
 
 
-class ZipRenderer(BaseRenderer):
-    """Lets a client ask for application/zip; an error is still sent as JSON text."""
-    media_type = "application/zip"
-    format = "zip"
-    charset = None
-
-    def render(self, data, accepted_media_type=None, renderer_context=None) -> bytes:
-        return json.dumps(data).encode() if data is not None else b""
-
-
 class JobArchiveApi(APIView):
-    renderer_classes = [JSONRenderer, ZipRenderer]
+    def perform_content_negotiation(self, request: Request, force: bool = False):
+        # The archive is no DRF rendering: whatever the client accepts (application/zip, */*),
+        # an error is sent as JSON rather than refused with 406.
+        return JSONRenderer(), JSONRenderer.media_type
 
     @extend_schema(
         summary="Download a job's archive",
         description="A .zip of the job (job.json, code, logs as text and JSONL, metrics, trace, probes), "
                     "streamed as it is written. Data already pruned by retention is absent; README.txt "
                     "then says what was pruned and when.",
-        responses={200: OpenApiResponse(OpenApiTypes.BINARY, description="application/zip"), **ERRORS})
+        responses={(200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY, description="the archive"),
+                   **{(code, "application/json"): answer for code, answer in ERRORS.items()}})
     def get(self, request: Request, job_id: int) -> StreamingHttpResponse:
         job = job_get(user=request.user, job_id=job_id)
         made = timezone.now().strftime("%Y-%m-%d %H:%M UTC")
