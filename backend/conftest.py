@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers
+from django.core.cache import cache
 from django.db import connections
 from rest_framework.test import APIClient
 
@@ -67,6 +68,13 @@ def _fresh_channel_layer() -> Iterator[None]:
     channel_layers.backends = {}
     yield
     channel_layers.backends = {}
+
+
+@pytest.fixture(autouse=True)
+def _no_failed_attempts_left() -> Iterator[None]:
+    """Failed sign-ins and join codes of one test never lock out the next (a local cache in tests)."""
+    cache.clear()
+    yield
 
 
 @pytest.fixture(autouse=True)

@@ -18,6 +18,7 @@ heal, loss, latency) are SplayLab's.
 """
 from __future__ import annotations
 
+import bisect
 import math
 import random
 import re
@@ -30,7 +31,12 @@ UNITS = {"s": 1, "sec": 1, "second": 1, "seconds": 1, "m": 60, "min": 60, "minut
 JOIN_WORDS = {"join", "add", "increase", "inc"}
 LEAVE_WORDS = {"leave", "remove", "decrease", "dec"}
 INSTANT_ONLY = {"set_max", "set_ratio", "stop", "heal"}
-MAX_EVENTS = 1_000_000  # a script asking for more is refused: nothing could run it
+# Same limits everywhere (the service, `run --sim`, `run --churn`, `churn check`), checked from
+# each statement's counts before any event is made (docs/churn.md, "Limits"): a 20-byte
+# `at 0s join 999999` is refused at once instead of costing seconds of CPU.
+MAX_NODES = 10_000  # joins or leaves of one statement, distinct nodes of a scenario (the simulator's maximum)
+MAX_EVENTS = 100_000  # joins, leaves and network changes of a scenario (~0.3 s to schedule)
+MAX_SECONDS = 3650 * 86400  # ten years: instants stay finite numbers a plot can bin
 
 
 class ChurnError(ValueError):
@@ -220,6 +226,8 @@ class _Parser:
                              self.peek() or start)
         if value < 0:
             raise self.error(f"{what} is negative ({_num(value)} s)", start)
+        if not value <= MAX_SECONDS:  # inf and nan too
+            raise self.error(f"{what} is past {MAX_SECONDS // 86400:,} days, the longest scenario", start)
         return round(value, 3)
 
     def quantity(self, what: str, relative_only: bool = False, absolute_only: bool = False) -> Quantity:
@@ -238,6 +246,8 @@ class _Parser:
             raise self.error(f"{what} is a number of nodes, not a percentage", start)
         if value < 0:
             raise self.error(f"{what} is negative ({_num(value)})", start)
+        if not math.isfinite(value):
+            raise self.error(f"{what} is too large", start)
         return Quantity(value, relative)
 
     # a statement
@@ -409,6 +419,7 @@ def parse_trace(text: str) -> list[Intervals]:
     """SPLAY's trace: one line per node, alternating on/off times (s) starting with an on time;
     an odd count leaves the node up. Blank lines and # comments are skipped (not nodes)."""
     nodes: list[Intervals] = []
+    events = 0
     for lineno, raw in enumerate(text.split("\n"), 1):
         line = raw.split("#", 1)[0]
         if not line.strip():
@@ -421,11 +432,24 @@ def parse_trace(text: str) -> list[Intervals]:
                 raise ChurnError(lineno, m.start() + 1, f"expected a time in seconds, found '{m.group()}'") from None
             if not math.isfinite(v) or v < 0:
                 raise ChurnError(lineno, m.start() + 1, f"a time is a number of seconds >= 0, found '{m.group()}'")
+            if v > MAX_SECONDS:
+                raise ChurnError(lineno, m.start() + 1, f"{m.group()} s is past {MAX_SECONDS // 86400:,} days, "
+                                                        "the longest scenario")
             if times and v < times[-1]:
                 raise ChurnError(lineno, m.start() + 1, f"times must not decrease ({m.group()} after {_num(times[-1])})")
             times.append(v)
         nodes.append([(times[i], times[i + 1] if i + 1 < len(times) else None) for i in range(0, len(times), 2)])
+        events += len(times)
+        _trace_bounds(lineno, len(nodes), events)
     return nodes
+
+
+def _trace_bounds(lineno: int, nodes: int, events: int) -> None:
+    """A trace is held to the scripts' limits, checked as its lines are read."""
+    if nodes > MAX_NODES:
+        raise _too_many(lineno, "the trace has", nodes, MAX_NODES, "nodes")
+    if events > MAX_EVENTS:
+        raise _too_many(lineno, "the trace has", events, MAX_EVENTS, "events (joins and leaves)")
 
 
 def parse_fta(text: str) -> list[Intervals]:
@@ -434,6 +458,7 @@ def parse_fta(text: str) -> list[Intervals]:
     event_stop_time (8th), in seconds. Nodes are numbered in order of their ids; times count
     from the earliest event."""
     rows: dict[str, list[tuple[float, float]]] = {}
+    events = 0
     for lineno, raw in enumerate(text.split("\n"), 1):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -452,15 +477,23 @@ def parse_fta(text: str) -> list[Intervals]:
             start, stop = float(cols[6]), float(cols[7])
         except ValueError:
             raise ChurnError(lineno, 0, "event_start_time and event_stop_time (7th, 8th columns) are numbers") from None
+        if not (math.isfinite(start) and math.isfinite(stop)):
+            raise ChurnError(lineno, 0, "event_start_time and event_stop_time (7th, 8th columns) are finite numbers")
         if stop < start:
             raise ChurnError(lineno, 0, f"the event stops ({cols[7]}) before it starts ({cols[6]})")
         if up:
             rows.setdefault(cols[2], []).append((start, stop))
         else:
             rows.setdefault(cols[2], [])
+        events += 2 if up else 0
+        _trace_bounds(lineno, len(rows), events)
     if not rows:
         raise ChurnError(1, 0, "no event in the trace")
     t0 = min((s for spans in rows.values() for s, _ in spans), default=0.0)
+    span = max((e for spans in rows.values() for _, e in spans), default=t0) - t0
+    if span > MAX_SECONDS:
+        raise ChurnError(1, 0, f"the trace spans {span / 86400:,.0f} days: a scenario lasts at most "
+                               f"{MAX_SECONDS // 86400:,} days")
     out: list[Intervals] = []
     for node in sorted(rows, key=lambda k: (len(k), k)):
         merged: Intervals = []
@@ -502,6 +535,10 @@ def trace_amplitude(nodes: list[Intervals], amplitude: float, seed: int = 1) -> 
     expectation)."""
     if amplitude <= 0:
         raise ValueError("the amplitude must be above 0")
+    expected = len(nodes) * amplitude
+    if expected > MAX_NODES:
+        raise ValueError(f"amplitude {_num(amplitude)} makes about {expected:,.0f} nodes of {len(nodes):,}: "
+                         f"a scenario holds at most {MAX_NODES:,}")
     rng = random.Random(seed)
     whole, frac = int(amplitude), amplitude - int(amplitude)
     out: list[Intervals] = []
@@ -629,8 +666,36 @@ class Schedule:
         return [sessions.get(n, []) for n in range(1, self.nodes + 1)]
 
 
-def _population_at(deltas: list[tuple[float, int]], t: float) -> int:
-    return max(0, sum(d for time, d in deltas if time <= t))
+class _PlannedPopulation:
+    """The population planned so far, read at the statements' own instants (their starts and
+    ends, where relative quantities and churn look): a Fenwick tree over those instants, so a
+    long script costs O(log n) per event rather than a scan of every event per statement."""
+
+    def __init__(self, instants: Iterable[float]) -> None:
+        self.instants = sorted(set(instants))
+        self.tree = [0] * (len(self.instants) + 1)
+        self.pending: list[tuple[float, int]] = []  # added since the last read
+
+    def add(self, t: float, delta: int) -> None:
+        self.pending.append((t, delta))
+
+    def at(self, t: float) -> int:
+        """Joins minus leaves planned at or before `t` (one of the instants), at least 0."""
+        for when, delta in self.pending:  # counts for every instant at or after `when`
+            i = bisect.bisect_left(self.instants, when) + 1
+            while i < len(self.tree):
+                self.tree[i] += delta
+                i += i & -i
+        self.pending.clear()
+        total, i = 0, bisect.bisect_right(self.instants, t)
+        while i > 0:
+            total += self.tree[i]
+            i -= i & -i
+        return max(0, total)
+
+
+def _too_many(line: int, what: str, count: int, limit: int, kind: str) -> ChurnError:
+    return ChurnError(line, 0, f"{what} {count:,} {kind}: a scenario holds at most {limit:,} {kind.split()[0]}")
 
 
 def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
@@ -646,7 +711,9 @@ def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
     sts = sorted(statements, key=lambda s: (s.t1, s.line))
     stop = next((s.t1 for s in sts if s.action == "stop"), None)
     warnings: list[tuple[int, str]] = []
-    deltas: list[tuple[float, int]] = []  # planned (t, +1/-1): relative quantities read it
+    # planned (t, +1/-1), read by relative quantities and churn at statements' starts and ends
+    population = _PlannedPopulation([s.t1 for s in sts] + [min(s.t2, stop) if stop is not None else s.t2
+                                                           for s in sts if s.t2 is not None])
     planned: list[tuple[float, int, str, bool, int, object]] = []  # (t, order, kind, graceful, line, value)
 
     def plan(t: float, kind: str, graceful: bool = False, line: int = 0, value: object = None) -> None:
@@ -656,9 +723,14 @@ def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
                  "leave": 2, "join": 3}[kind]
         planned.append((round(t, 3), order, kind, graceful, line, value))
         if kind in ("join", "leave"):
-            deltas.append((round(t, 3), 1 if kind == "join" else -1))
-        if len(planned) > MAX_EVENTS:
-            raise ChurnError(line, 0, f"the scenario has more than {MAX_EVENTS:,} events")
+            population.add(round(t, 3), 1 if kind == "join" else -1)
+
+    def room_for(line: int, count: int) -> None:
+        """Refuse a statement whose `count` more events would pass MAX_EVENTS, before making them."""
+        if len(planned) + count > MAX_EVENTS:
+            raise ChurnError(line, 0, f"this line adds {count:,} events to {len(planned):,}: "
+                                      f"a scenario holds at most {MAX_EVENTS:,} events (joins, leaves "
+                                      "and network changes)")
 
     loss_now: float | None = None
     latency_now = 1.0
@@ -667,12 +739,15 @@ def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
             warnings.append((s.line, f"after 'stop' at {_num(stop)} s: ignored"))
             continue
         t2 = min(s.t2, stop) if s.t2 is not None and stop is not None else s.t2
+        if s.action not in ("join", "leave"):
+            room_for(s.line, 2)  # a setting or network change, and its period's end
         if s.action in ("join", "leave"):
             q = s.quantity
-            n = q.value * _population_at(deltas, s.t1) / 100 if q.relative else q.value
-            n = int(math.floor(n + 1e-9))
-            if n > MAX_EVENTS:
-                raise ChurnError(s.line, 0, f"{n:,} nodes is more than this scenario can hold")
+            n = q.value * population.at(s.t1) / 100 if q.relative else q.value
+            n = int(math.floor(n + 1e-9)) if math.isfinite(n) else MAX_NODES + 1
+            if n > MAX_NODES:
+                raise _too_many(s.line, f"{'join' if s.action == 'join' else 'leave'} of", n, MAX_NODES, "nodes")
+            room_for(s.line, n)
             for k in range(1, n + 1):
                 t = s.t1 if t2 is None else s.t1 + (s.t2 - s.t1) * k / n
                 plan(t, s.action, s.graceful, s.line)
@@ -696,13 +771,12 @@ def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
             else:
                 latency_now = s.factor
         if s.churn is not None and t2 is not None:
-            mean = (_population_at(deltas, s.t1) + _population_at(deltas, t2)) / 2
+            mean = (population.at(s.t1) + population.at(t2)) / 2
             size = s.churn.value * mean / 100 if s.churn.relative else s.churn.value
             if s.churn_per:
                 size *= (t2 - s.t1) / s.churn_per
-            pairs = int(round(size))
-            if pairs > MAX_EVENTS:
-                raise ChurnError(s.line, 0, f"churn of {pairs:,} nodes is more than this scenario can hold")
+            pairs = int(round(size)) if math.isfinite(size) else 10**18
+            room_for(s.line, 2 * pairs)
             for _ in range(pairs):
                 plan(times.uniform(s.t1, t2), "leave", False, s.line)
                 plan(times.uniform(s.t1, t2), "join", False, s.line)
@@ -728,6 +802,8 @@ def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
             else:
                 fresh += 1
                 node = fresh
+                if fresh > MAX_NODES:
+                    raise _too_many(line, "the scenario reaches", fresh, MAX_NODES, "distinct nodes")
             up.append(node)
             events.append(Event(t, "join", node, line=line))
         elif kind == "leave":

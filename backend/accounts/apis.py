@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
@@ -8,6 +9,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from lib.attempts import AttemptLimit, attempt_failed, attempts_check, client_ip
 
 from .services import user_token_get_or_create
 
@@ -28,11 +31,23 @@ class TokenOutputSerializer(serializers.Serializer):
     token = serializers.CharField()
 
 
+def _sign_in_limits(request: Request, username: str) -> list[AttemptLimit]:
+    """Failed sign-ins (login and token alike) per username and address, and per address."""
+    ip, window = client_ip(request), settings.SPLAYLAB_ATTEMPT_WINDOW
+    return [AttemptLimit("signin", f"user:{username.lower()}|ip:{ip}", settings.SPLAYLAB_LOGIN_FAILURES_PER_USER,
+                         window, "failed sign-ins for this user from your address"),
+            AttemptLimit("signin", f"ip:{ip}", settings.SPLAYLAB_LOGIN_FAILURES_PER_IP,
+                         window, "failed sign-ins from your address")]
+
+
 def _check_credentials(request: Request) -> object:
     data = CredentialsInputSerializer(data=request.data)
     data.is_valid(raise_exception=True)
+    limits = _sign_in_limits(request, data.validated_data["username"])
+    attempts_check(limits)  # 429 while locked out, before any password is checked
     user = authenticate(request, **data.validated_data)
     if user is None:
+        attempt_failed(limits)
         raise serializers.ValidationError({"detail": "wrong username or password"})
     return user
 

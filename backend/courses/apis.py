@@ -1,8 +1,12 @@
+from django.conf import settings
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from lib.attempts import AttemptLimit, attempt_failed, attempts_check, client_ip
+from lib.errors import ApplicationError
 
 from daemons.selectors import daemon_list
 from retention.selectors import course_disk_use
@@ -85,6 +89,14 @@ class CourseListApi(APIView):
         return Response(_course_out(request, course.id), status=status.HTTP_201_CREATED)
 
 
+def _join_limits(request: Request) -> list[AttemptLimit]:
+    window = settings.SPLAYLAB_ATTEMPT_WINDOW
+    return [AttemptLimit("join", f"user:{request.user.id}", settings.SPLAYLAB_JOIN_FAILURES_PER_USER,
+                         window, "wrong join codes from your account"),
+            AttemptLimit("join", f"ip:{client_ip(request)}", settings.SPLAYLAB_JOIN_FAILURES_PER_IP,
+                         window, "wrong join codes from your address")]
+
+
 class CourseJoinApi(APIView):
     class InputSerializer(serializers.Serializer):
         class Meta:
@@ -97,7 +109,13 @@ class CourseJoinApi(APIView):
         """201: enrolled as a student; 200: already a member (role unchanged)."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        membership, created = course_join(user=request.user, code=data.validated_data["code"])
+        limits = _join_limits(request)
+        attempts_check(limits)  # join codes are guessable secrets: failed tries are counted
+        try:
+            membership, created = course_join(user=request.user, code=data.validated_data["code"])
+        except ApplicationError:
+            attempt_failed(limits)
+            raise
         return Response(_course_out(request, membership.course_id),
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

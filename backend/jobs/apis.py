@@ -17,6 +17,8 @@ from .services import MAX_CODE_BYTES, MAX_DURATION, MAX_SIM_NODES, job_create, j
 
 
 class JobListApi(APIView):
+    accepts_uploads = True  # code and network files: the larger body cap (lib.parsers)
+
     class InputSerializer(serializers.Serializer):
         class Meta:
             ref_name = "JobCreateInput"

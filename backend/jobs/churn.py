@@ -11,7 +11,7 @@ from typing import Any
 
 from rest_framework.exceptions import ValidationError
 
-from lib.churn_preview import churn, churn_preview
+from lib.churn_preview import churn, churn_load
 
 CHURN_SEED = 1
 SPARE_SHARE = 0.25  # keep_population: spare slots per node of the peak population (SPLAY's superset)
@@ -24,12 +24,11 @@ NODE_START = 0.025
 
 def plan_load(text: str) -> Any:
     """The scenario's schedule (churn.Schedule); a 400 on `churn` naming line and column."""
-    preview = churn_preview(text, seed=CHURN_SEED)
-    if preview["errors"]:
+    _, plan, errors = churn_load(text, seed=CHURN_SEED)  # parsed once, within the churn limits
+    if plan is None:
         raise ValidationError({"churn": [
             f"line {e['line']}" + (f", column {e['column']}" if e["column"] else "") + f": {e['message']}"
-            for e in preview["errors"]]})
-    plan = churn.load(text, seed=CHURN_SEED)
+            for e in errors]})
     if plan.nodes == 0:
         raise ValidationError({"churn": ["the scenario never starts a node"]})
     return plan

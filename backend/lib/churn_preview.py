@@ -6,6 +6,7 @@ events. `churn_trace(text, ...)` → errors, or the scenario as SPLAY's trace fo
 tools (window, speed-up, amplitude)."""
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,12 @@ def bin_width(duration: float) -> float:
     for w in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 21600, 43200, 86400):
         if duration / w <= TARGET_BINS:
             return float(w)
-    return 86400.0
+    return 86400.0 * math.ceil(duration / 86400 / TARGET_BINS)  # whole days: still about TARGET_BINS bins
 
 
-def _load(text: str, seed: int) -> tuple[str | None, Any, list[dict[str, Any]]]:
-    """(kind (None: too large to tell), schedule or None, errors)."""
+def churn_load(text: str, seed: int) -> tuple[str | None, Any, list[dict[str, Any]]]:
+    """(kind (None: too large to tell), schedule or None, errors): the one parse every use
+    of a scenario's text goes through (sandbox/churn.py's limits included)."""
     if len(text.encode()) > MAX_TEXT_BYTES:
         return None, None, [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]
     kind = churn.load_kind(text)
@@ -51,7 +53,7 @@ def churn_trace(text: str, seed: int = 1, start: float | None = None, end: float
                 speedup: float | None = None, amplitude: float | None = None) -> dict[str, Any]:
     """{errors} of the text, {errors: [], problem} of the tools' settings, or {errors: [],
     trace, nodes, dropped_network}: a trace has no network statements, they are counted."""
-    kind, plan, errors = _load(text, seed)
+    kind, plan, errors = churn_load(text, seed)
     if plan is None:
         return _failed(kind, errors)
     try:
@@ -64,7 +66,7 @@ def churn_trace(text: str, seed: int = 1, start: float | None = None, end: float
 
 
 def churn_preview(text: str, seed: int = 1) -> dict[str, Any]:
-    kind, plan, errors = _load(text, seed)
+    kind, plan, errors = churn_load(text, seed)
     if plan is None:
         return _failed(kind, errors)
     duration = plan.duration

@@ -8,10 +8,12 @@ django_asgi_app = get_asgi_application()  # sets Django up before consumers impo
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.urls import path  # noqa: E402
 
 from daemons.consumers import DaemonConsumer  # noqa: E402
 from daemons.services import web_started_record  # noqa: E402
+from lib.body_limit import BodyLimitMiddleware  # noqa: E402
 from logs.consumers import JobConsumer  # noqa: E402
 
 from .websocket_origin import SameOriginValidator  # noqa: E402
@@ -26,6 +28,8 @@ websocket_urlpatterns = [
 web_started_record()  # daemons reconnecting now are not unreachable (daemons_mark_unreachable)
 
 application = ProtocolTypeRouter({
-    "http": django_asgi_app,
+    # Bodies past the largest endpoint cap stop here, before Django spools them (lib.parsers).
+    "http": BodyLimitMiddleware(django_asgi_app, max(settings.SPLAYLAB_MAX_BODY_BYTES,
+                                                     settings.SPLAYLAB_MAX_UPLOAD_BYTES)),
     "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
 })

@@ -56,6 +56,20 @@ SPLAYLAB_SUBMISSIONS_PER_DAY = int(os.environ.get("SPLAYLAB_SUBMISSIONS_PER_DAY"
 SPLAYLAB_GRADING_TIME_LIMIT = int(os.environ.get("SPLAYLAB_GRADING_TIME_LIMIT", "3600"))
 # A grading is simulations: by default on the simulation worker (one process per core).
 SPLAYLAB_GRADING_QUEUE = os.environ.get("SPLAYLAB_GRADING_QUEUE", "simulations")
+# Bad input (docs/decisions.md, "Bad input"): request bodies are capped for every parser (413),
+# larger where code and network files are uploaded (a job: 256 KB code + 1 MB churn + a 4 MB
+# matrix, JSON-escaped); JSON deeper than 64 levels is a 400 (lib.parsers).
+SPLAYLAB_MAX_BODY_BYTES = int(os.environ.get("SPLAYLAB_MAX_BODY_BYTES", str(2 * 1024 * 1024)))
+SPLAYLAB_MAX_UPLOAD_BYTES = int(os.environ.get("SPLAYLAB_MAX_UPLOAD_BYTES", str(12 * 1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = SPLAYLAB_MAX_BODY_BYTES
+# Failed guesses (lib.attempts), counted per window of SPLAYLAB_ATTEMPT_WINDOW seconds: sign-ins
+# (login and token) per username and address, and per address whatever the username (password
+# spraying; high enough for a class behind one NAT); join codes per user and per address.
+SPLAYLAB_ATTEMPT_WINDOW = float(os.environ.get("SPLAYLAB_ATTEMPT_WINDOW", "300"))
+SPLAYLAB_LOGIN_FAILURES_PER_USER = int(os.environ.get("SPLAYLAB_LOGIN_FAILURES_PER_USER", "10"))
+SPLAYLAB_LOGIN_FAILURES_PER_IP = int(os.environ.get("SPLAYLAB_LOGIN_FAILURES_PER_IP", "200"))
+SPLAYLAB_JOIN_FAILURES_PER_USER = int(os.environ.get("SPLAYLAB_JOIN_FAILURES_PER_USER", "10"))
+SPLAYLAB_JOIN_FAILURES_PER_IP = int(os.environ.get("SPLAYLAB_JOIN_FAILURES_PER_IP", "200"))
 # Retention (backend/retention/, docs/decisions.md "Retention"): the policy of jobs whose owner
 # is a student of no course (a course's own is on the course; beat's period,
 # SPLAYLAB_RETENTION_SWEEP, is read in splaylab/celery.py), how long
@@ -153,6 +167,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Body cap and JSON depth bound (lib.parsers) on every endpoint.
+    "DEFAULT_PARSER_CLASSES": ["lib.parsers.JSONParser", "lib.parsers.FormParser", "lib.parsers.MultiPartParser"],
     "EXCEPTION_HANDLER": "lib.errors.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
@@ -171,6 +187,15 @@ SPECTACULAR_SETTINGS = {
         "DaemonStateEnum": "daemons.models.Daemon.State",
         "RoleEnum": "accounts.models.User.Role",
     },
+}
+
+# Shared by every web process: the failed-attempt counters (lib.attempts) live here.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "KEY_PREFIX": os.environ.get("SPLAYLAB_CHANNEL_PREFIX", "splaylab") + "-cache",
+    }
 }
 
 CHANNEL_LAYERS = {

@@ -6,5 +6,7 @@ from .settings import *  # noqa: F401,F403
 from .settings import CHANNEL_LAYERS
 
 CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"splaylab-test-{os.getpid()}"
+# Failed-attempt counters (lib.attempts) per test process, emptied before each test (conftest.py).
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 SPLAYLAB_REGISTER_TIMEOUT = 3.0
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # speed only

@@ -22,6 +22,8 @@ class WorkspaceOutputSerializer(serializers.Serializer):
 
 
 class WorkspaceListApi(APIView):
+    accepts_uploads = True  # code files: the larger body cap (lib.parsers)
+
     class InputSerializer(serializers.Serializer):
         class Meta:
             ref_name = "WorkspaceCreateInput"
@@ -52,6 +54,8 @@ class WorkspaceListApi(APIView):
 
 
 class WorkspaceDetailApi(APIView):
+    accepts_uploads = True  # code files: the larger body cap (lib.parsers)
+
     class InputSerializer(serializers.Serializer):
         class Meta:
             ref_name = "WorkspaceUpdateInput"

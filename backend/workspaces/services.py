@@ -1,6 +1,6 @@
 from typing import TypedDict
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from accounts.models import User
 from lib.errors import ApplicationError
@@ -43,8 +43,14 @@ def workspace_files_replace(*, workspace: Workspace, files: list[FileDict],
     if sum(len(f["content"].encode("utf-8")) for f in files) > MAX_TOTAL_BYTES:
         raise ApplicationError("workspace larger than 1 MB")
     if name is not None and name != workspace.name:
+        if Workspace.objects.filter(owner_id=workspace.owner_id, name=name).exclude(id=workspace.id).exists():
+            raise ApplicationError(f"you already have a workspace named {name!r}", status_code=409)
         workspace.name = name
-    workspace.save()  # bumps updated_at
+    try:
+        with transaction.atomic():  # a rename racing another: the constraint decides, a 409
+            workspace.save()  # bumps updated_at
+    except IntegrityError:
+        raise ApplicationError(f"you already have a workspace named {name!r}", status_code=409) from None
     workspace.files.all().delete()
     WorkspaceFile.objects.bulk_create(
         WorkspaceFile(workspace=workspace, path=f["path"], content=f["content"]) for f in files)

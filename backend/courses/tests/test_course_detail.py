@@ -19,7 +19,7 @@ def test_a_student_sees_the_settings_but_not_the_join_code(student, student_clie
     assert body == {"id": course.id, "name": "Distributed Systems", "slug": "ds", "role": "student",
                     "join_code": None, "max_nodes_per_job": 200, "max_concurrent_jobs": 3,
                     "minutes_per_day_per_student": 120, "late_penalty_percent": 10, "max_late_days": 3,
-                    "daemons": []}
+                    "daemons": [], "retention_days": 30, "retention_max_mb_per_job": 100, "disk_use": None}
 
 
 def test_instructors_and_tas_see_the_join_code(teacher, ta) -> None:

@@ -1,4 +1,6 @@
 """POST /api/courses/join"""
+from django.test import override_settings
+
 from courses.models import Course, Membership
 from courses.tests.factories import course_make, member_add
 
@@ -46,3 +48,14 @@ def test_every_course_gets_its_own_code(db) -> None:
     assert all(len(c) == 8 and c.isalnum() and c.isupper() for c in codes)
     assert not any(ch in "".join(codes) for ch in "01OIL")
     assert Course.objects.count() == 20
+
+
+@override_settings(SPLAYLAB_JOIN_FAILURES_PER_USER=3)
+def test_wrong_codes_are_limited_per_user(student_client, other_client) -> None:
+    course = course_make()
+    assert [student_client.post(URL, {"code": f"NOPE{i}"}, format="json").status_code for i in range(3)] == [400] * 3
+    res = student_client.post(URL, {"code": course.join_code}, format="json")
+    assert res.status_code == 429
+    assert int(res["Retry-After"]) >= 1
+    assert "wrong join codes from your account" in res.json()["detail"]
+    assert other_client.post(URL, {"code": course.join_code}, format="json").status_code == 201

@@ -44,3 +44,25 @@ def test_the_owners_instructor_reads_a_students_workspace_but_does_not_write_it(
 
 def test_an_instructor_account_outside_the_owners_courses_gets_404(teacher_client, workspace) -> None:
     assert teacher_client.get(f"/api/workspaces/{workspace.id}/").status_code == 404
+
+
+def test_renaming_to_a_name_in_use_is_a_409_naming_it(student_client, student, workspace) -> None:
+    other = student_client.post("/api/workspaces/", {"name": "ring"}, format="json").json()
+    res = student_client.put(f"/api/workspaces/{workspace.id}/", {"name": "ring", "files": []}, format="json")
+    assert res.status_code == 409
+    assert res.json() == {"detail": "you already have a workspace named 'ring'"}
+    assert student_client.get(f"/api/workspaces/{workspace.id}/").json()["name"] == "default"
+    assert student_client.get(f"/api/workspaces/{other['id']}/").json()["name"] == "ring"
+
+
+def test_a_unique_constraint_that_races_the_check_is_a_409(student_client, workspace, monkeypatch) -> None:
+    """Two renames at once: the check passes for both, the constraint refuses the second."""
+    from workspaces.models import Workspace
+
+    student_client.post("/api/workspaces/", {"name": "ring"}, format="json")
+    real_filter = Workspace.objects.filter
+    monkeypatch.setattr(Workspace.objects, "filter",
+                        lambda *a, **k: real_filter(id=-1) if k.get("name") == "ring" else real_filter(*a, **k))
+    res = student_client.put(f"/api/workspaces/{workspace.id}/", {"name": "ring", "files": []}, format="json")
+    assert res.status_code == 409
+    assert "ring" in res.json()["detail"]
