@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from run_records import Output, parse_line, report_exit
+from run_records import Output, report_exit
 from run_setup import SANDBOX, free_port_base, job_spec
 
 DAEMON_DIR = SANDBOX.parent / "daemon"  # splayd (the Docker backend), imported on demand
@@ -98,10 +98,10 @@ async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend:
             print(f"run_local: cannot start the sandbox container: {e}", file=sys.stderr)
             return 2
         start = time.time()
-        output = Output(out_file, start, args.quiet)
+        output = Output(out_file, start, args.quiet, args.output_limits)
 
         def on_line(k: int) -> Callable[[bytes, bool, str], None]:
-            return lambda line, truncated, stream: output.record(k, *parse_line(line))
+            return lambda line, truncated, stream: output.node_line(k, line, truncated, stream)
 
         async def start_node(k: int) -> None:
             execs[k] = await sandbox.start_instance(k, on_line(k), workdir=root / f"node-{k}")
@@ -112,12 +112,21 @@ async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend:
             print(f"run_local: {errors[0]}", file=sys.stderr)
             return 1
         waits = {k: asyncio.ensure_future(ex.wait()) for k, ex in execs.items()}
+
+        async def ticks() -> None:   # the output limits' rate records, as the process backend's loop
+            while True:
+                await asyncio.sleep(0.1)
+                output.tick()
+        ticker = asyncio.ensure_future(ticks())
         await asyncio.wait(list(waits.values()), timeout=max(0.0, start + args.time - time.time()))
         stopped = {k for k, w in waits.items() if not w.done()}
         for k in sorted(stopped):
             execs[k].kill()
         if stopped:  # their last lines come before their exit records
             await asyncio.wait([waits[k] for k in stopped], timeout=10)
+        ticker.cancel()
+        for k in sorted(execs):   # pending rate records before the exits
+            output.node_closed(k)
         for k in sorted(execs):
             if k in stopped:
                 output.exit(k, 0, "stopped: duration of %s s reached" % args.time)

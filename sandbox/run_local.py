@@ -50,7 +50,8 @@ NODE_LUA = SANDBOX / "node.lua"
 
 if str(SANDBOX) not in sys.path:
     sys.path.insert(0, str(SANDBOX))
-from run_records import GRACE_S, MAX_LINE, Output, parse_line, report_exit, report_graceful_leave  # noqa: E402
+from run_records import LEVELS, GRACE_S, Output, report_exit, report_graceful_leave  # noqa: E402
+from splayd.output_limits import LimitError, OutputLimits, parse_size, within  # noqa: E402  (run_records: daemon/ on the path)
 from run_setup import free_port_base, job_spec  # noqa: E402,F401  (free_port_base: tests import it here)
 
 
@@ -68,7 +69,6 @@ def rlimit_preexec(max_mem: int, max_cpu: int, max_files: int, max_fsize: int) -
 class Node:
     def __init__(self, k: int, proc: subprocess.Popen[bytes], workdir: Path) -> None:
         self.k, self.proc, self.workdir = k, proc, workdir
-        self.buf = b""
         self.code: int | None = None
         self.left: str | None = None  # killed by the churn scenario: "failure" or "graceful"
         self.kill_at: float | None = None  # a graceful leave's SIGKILL deadline
@@ -79,6 +79,7 @@ def bootstrap_list(args: argparse.Namespace) -> str | None:
     service). A descriptor the service would refuse (e.g. nb_splayds beyond its live limit,
     which a simulation may exceed) is not an error here: a warning, and every node listed."""
     args.list_type, args.list_size = "head", 0
+    args.asked_log_rate = args.asked_log_size = None
     if str(SANDBOX.parent / "backend") not in sys.path:
         sys.path.insert(0, str(SANDBOX.parent / "backend"))
     from lib.descriptor import DescriptorError, descriptor_parse  # backend/lib: no Django
@@ -91,6 +92,21 @@ def bootstrap_list(args: argparse.Namespace) -> str | None:
         return None   # run() names the missing file
     if d:
         args.list_type, args.list_size = d.list_type, d.list_size
+        args.asked_log_rate, args.asked_log_size = d.get("log_lines_per_second"), d.get("log_max_size")
+    return None
+
+
+def output_limits(args: argparse.Namespace) -> str | None:
+    """The run's output limits into args.output_limits: the daemon's defaults, or
+    --log-lines-per-second / --log-max-size (this machine's owner), lowered by what the app's
+    descriptor asks; an error message or None."""
+    try:
+        ceiling = OutputLimits(args.log_lines_per_second, parse_size(args.log_max_size))
+        args.output_limits = within(ceiling, getattr(args, "asked_log_rate", None),
+                                    getattr(args, "asked_log_size", None), "this run (--log-lines-per-second, "
+                                    "--log-max-size)")
+    except LimitError as e:
+        return str(e)
     return None
 
 
@@ -163,10 +179,13 @@ def run_sim(args: argparse.Namespace) -> int:
         elif level == "churn":
             parts = text.split("\t")
             output.churn(k, parts[0], float(parts[1]), len(parts) > 2)
+        elif level == "limit":   # sim.lua's output limits: KIND<TAB>N<TAB>TEXT
+            limit, dropped, words = text.split("\t", 2)
+            output.limit(k, "warning", words, limit, int(dropped))
         elif level == "fatal":
             output.record(k, "error", text)
         else:
-            output.record(k, *parse_line(f"{level}\t{text}".encode()))
+            output.record(k, level if level in LEVELS else "error", text)
 
     def on_progress(p: Any) -> None:
         if not args.quiet:
@@ -179,7 +198,7 @@ def run_sim(args: argparse.Namespace) -> int:
                           net_blocks=getattr(args, "net_blocks", None), churn=churn, until=until,
                           stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
                           list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0),
-                          harness=Path(args.harness) if args.harness else None,
+                          harness=Path(args.harness) if args.harness else None, output=args.output_limits,
                           trace={"max_events": args.trace_max, "learn": args.trace_learn} if not args.no_trace else False)
     try:
         result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
@@ -223,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     root = Path(tempfile.mkdtemp(prefix="splaylab-run-"))
     out_file = open(args.out, "w", encoding="utf-8") if args.out else None
     start = time.time()
-    output = Output(out_file, start, args.quiet)
+    output = Output(out_file, start, args.quiet, args.output_limits)
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": "/nonexistent"}
     preexec = rlimit_preexec(args.max_mem, int(args.time) + 5, 256, 64 * 1024 * 1024)
     sel = selectors.DefaultSelector()
@@ -317,18 +336,13 @@ def run(args: argparse.Namespace) -> int:
                 if not chunk:
                     sel.unregister(key.fileobj)
                     open_pipes -= 1
-                    if node.buf:
-                        output.record(node.k, *parse_line(node.buf))
-                        node.buf = b""
+                    output.node_closed(node.k)
                     continue
-                node.buf += chunk
-                *lines, node.buf = node.buf.split(b"\n")
-                for line in lines:
-                    output.record(node.k, *parse_line(line))
-                if len(node.buf) > MAX_LINE:
-                    output.record(node.k, *parse_line(node.buf))
-                    node.buf = b""
+                output.node_data(node.k, chunk)
+            output.tick()
         timed_out = open_pipes > 0
+        for node in running:   # the output ends here: pending rate records before the exits
+            output.node_closed(node.k)
         for node in running:
             if node.left == "graceful":
                 code, cut_short = end_graceful_leave(node)
@@ -393,6 +407,12 @@ def parser() -> argparse.ArgumentParser:
     grading.add_argument("--trace-learn", action="store_true", help="the trace also names the peers each "
                          "received message carries (`learned` rows: peer-sampling checks)")
     grading.add_argument("--no-trace", action="store_true", help="--sim without the trace (for benchmarks)")
+    limits = p.add_argument_group("output limits (a daemon's, docs/architecture.md \"Output limits\")")
+    limits.add_argument("--log-lines-per-second", type=int, default=OutputLimits().lines_per_second, metavar="N",
+                        help="lines a node may print per second, the rest dropped and counted (default %(default)s)")
+    limits.add_argument("--log-max-size", default=f"{OutputLimits().max_size // 2**20}MB", metavar="SIZE",
+                        help="bytes the whole run may print (e.g. 50MB, 512KB), then its output is dropped "
+                             "(default %(default)s)")
     sim = p.add_argument_group("simulation (docs/simulation.md)")
     sim.add_argument("--sim", action="store_true", help="simulate: every node in one process on a virtual clock; "
                      "same seed, same output")
@@ -444,7 +464,7 @@ def main(argv: list[str]) -> int:
     if args.nodes < 1 or args.time <= 0:
         print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
         return 2
-    error = network_blocks(args) or bootstrap_list(args)
+    error = network_blocks(args) or bootstrap_list(args) or output_limits(args)
     if error:
         print(f"run_local: {error}", file=sys.stderr)
         return 2

@@ -1,5 +1,10 @@
 """The records of a local run (sandbox/run_local.py, live, simulated or in Docker): a node's
 stdout line -> (level, text) -> a console line and a JSONL record (schema in sandbox/README.md).
+
+A live node's lines go through `Output.node_line`: cut at 4096 bytes and read as the daemon
+does (splayd.records), then through the daemon's output limits (splayd.output_limits: lines per
+second per node, bytes per job), whose records carry `limit` and `dropped` in the JSONL. A
+simulation's lines come limited by sim.lua (`Output.limit` writes its records).
 """
 from __future__ import annotations
 
@@ -7,27 +12,71 @@ import json
 import signal
 import sys
 import time
+from pathlib import Path
 from typing import IO, Any
 
-LEVELS = {"debug", "info", "warning", "error", "print", "metric", "probe", "trace"}
-MAX_LINE = 4096
+DAEMON_DIR = Path(__file__).resolve().parent.parent / "daemon"
+if str(DAEMON_DIR) not in sys.path:
+    sys.path.insert(0, str(DAEMON_DIR))
+from splayd.output_limits import JobBudget, NodeLimiter, OutputLimits, line_cost  # noqa: E402  (stdlib only)
+from splayd.records import LEVELS, MAX_LINE_BYTES as MAX_LINE, LineSplitter, parse_record  # noqa: E402,F401
+
 GRACE_S = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later
-
-
-def parse_line(raw: bytes) -> tuple[str, str]:
-    text = raw[:MAX_LINE].decode("utf-8", "replace")
-    head, sep, rest = text.partition("\t")
-    if sep and head in LEVELS:
-        return head, rest
-    return "error", text
 
 
 class Output:
     """Live console lines and the JSONL file."""
 
-    def __init__(self, out: IO[str] | None, start: float, quiet: bool) -> None:
+    def __init__(self, out: IO[str] | None, start: float, quiet: bool, limits: OutputLimits | None = None) -> None:
         self.out, self.start, self.quiet = out, start, quiet
         self.virtual: float | None = None  # a simulation's virtual time: `t` and the console stamp
+        # live: the output limits, applied here (one limiter per node, one budget for the run)
+        self.limits = limits or OutputLimits()
+        self.budget = JobBudget(self.limits.max_size)
+        self.limiters: dict[int, NodeLimiter] = {}
+        self.splitters: dict[int, LineSplitter] = {}
+        self.dropped = 0   # lines the limits dropped (the rate's reported ones; the budget's)
+
+    # live nodes' output -------------------------------------------------------------------
+    def node_data(self, k: int, data: bytes) -> None:
+        """Bytes from node k's stdout."""
+        splitter = self.splitters.setdefault(k, LineSplitter())
+        for line, truncated in splitter.feed(data):
+            self.node_line(k, line, truncated)
+
+    def node_line(self, k: int, line: bytes, truncated: bool = False, stream: str = "stdout") -> None:
+        """One line of node k, through the output limits."""
+        level, text = parse_record(line, truncated, stream)
+        limiter = self.limiters.get(k)
+        if limiter is None:
+            limiter = self.limiters[k] = NodeLimiter(
+                self.limits.lines_per_second, self.budget,
+                lambda level, text, limit, n: self.limit(k, level, text, limit, n))
+        if limiter.admit(level, line_cost(len(line)), time.monotonic()):
+            self.record(k, level, text)
+
+    def node_closed(self, k: int) -> None:
+        """Node k's output ended: its last line, its pending rate record."""
+        splitter = self.splitters.pop(k, None)
+        for line, truncated in splitter.finish() if splitter else []:
+            self.node_line(k, line, truncated)
+        limiter = self.limiters.pop(k, None)
+        if limiter is not None:
+            limiter.close()
+
+    def tick(self) -> None:
+        """The rate records of windows that are over."""
+        now = time.monotonic()
+        for limiter in list(self.limiters.values()):
+            limiter.tick(now)
+
+    def limit(self, k: int, level: str, text: str, limit: str, dropped: int) -> None:
+        """A record of the output limits (`limit`: rate or budget): a log line, marked so that
+        readers (the grader) tell it from an app's line with the same words."""
+        now = self._now()
+        self.dropped += dropped
+        self.write({"node": k, "t": round(now - self.start, 3), "kind": "log", "level": level, "text": text,
+                    "limit": limit, "dropped": dropped}, now)
 
     def _now(self) -> float:
         return self.start + self.virtual if self.virtual is not None else time.time()

@@ -7,7 +7,8 @@ virtual clock (docs/simulation.md).
 sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], list_type, bootstrap: [positions per
 node] | null (job.nodes: null, every node), net: [block per node] | null,
 churn: [[t, position, "join"|"leave", graceful]...] | null (null: every node joins at 0),
-stop_reason, limits, spin_limit (CPU seconds one node may compute without waiting), grace}.
+stop_reason, limits, spin_limit (CPU seconds one node may compute without waiting), grace,
+output (the output limits, daemon/splayd/output_limits.py sim_block)}.
 
 Each node gets its own instance of the runtime (splaylab.sim.world), a platform on virtual
 time (splaylab.sim.kernel), its own directory workdir/node-K[.session], its own `os` whose
@@ -16,7 +17,8 @@ exactly as node.lua does. Student code runs interpreted (jit.off), so that a cou
 stop a node that computes without end; the runtime's own code keeps the JIT.
 
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
-output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]) or
+output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]),
+`limit` (rate|budget<TAB>lines dropped<TAB>the record's words: splaylab.sim.output_limits) or
 `fatal` (the run stopped: TEXT says why). stderr: `progress VT EVENTS EVENTS_PER_S NODES` about
 once a second of wall time, and at the end `done VT EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`.
 Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
@@ -32,6 +34,7 @@ local ffi = require "ffi"
 local lfs = require "lfs"
 local world = require "splaylab.sim.world"
 local kernel_lib = require "splaylab.sim.kernel"
+local output_limits = require "splaylab.sim.output_limits"
 local real_socket = require "socket"
 
 local format, floor = string.format, math.floor
@@ -86,6 +89,7 @@ local function emit(k, t, level, text)
 end
 
 local kernel
+local out_limits   -- the job's output limits (splaylab.sim.output_limits), made with the kernel
 
 -- The whole run stops: one record saying why, then exit.
 local function fatal(k, text, code)
@@ -162,7 +166,10 @@ local function start_node(node)
   platform.install(node.platform)
   local output = w.require("splaylab.output")
   output.settings.out = {
-    write = function(_, level, _, line) emit(k, kernel.now, level, line) end,
+    write = function(_, level, _, line)
+      local text = out_limits:admit(k, kernel.now, level, line)
+      if text then emit(k, kernel.now, level, text) end
+    end,
     flush = function() end,
   }
   local boot = w.require("splaylab.boot")
@@ -174,7 +181,10 @@ local function start_node(node)
   local job = boot.build_job(node_spec, limits)
   local modules, loaders, fs = boot.runtime_modules(node_spec, job, limits)
   local trace = w.require("splaylab.trace")
-  node.on_end = trace.flush
+  node.on_end = function()
+    trace.flush()
+    out_limits:close(k, kernel.now)   -- the rate's pending record comes before the exit record
+  end
   local henv, harness_stream
   if harness_src then henv, harness_stream = boot.app_env(boot.build_job(node_spec, limits), modules, loaders, fs) end
   local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
@@ -237,6 +247,7 @@ kernel = kernel_lib.new {
   end,
   after_resume = function() string_of_node = string end,
 }
+out_limits = output_limits.new(spec.output, emit, function(t, fn) kernel:at(t, fn) end)
 debug.sethook(function()
   local node = kernel.current
   if node and clock() - resumed_at > spin_limit then

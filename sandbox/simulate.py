@@ -5,7 +5,8 @@ simulation task (backend/jobs/simulation.py). Standard library only.
     result = simulate(SimJob(app=..., nodes=N, time=S, seed=K, ...), on_record, on_progress)
 
 on_record(position, t, level, text) gets every node record (t: virtual seconds; level: a node
-output level, or "exit" / "churn" / "fatal" as sim.lua documents); on_progress(Progress) about
+output level, or "exit" / "churn" / "limit" / "fatal" as sim.lua documents; the output limits
+of the daemon apply, on virtual time: SimJob.output, docs/architecture.md "Output limits"); on_progress(Progress) about
 once a second of wall time. The process runs with rlimits (address space, CPU, file size) and a
 wall-clock limit; under bubblewrap when present: no network, read-only system, its own
 directory only.
@@ -86,6 +87,7 @@ class SimJob:
     job_id: int = 0
     harness: Path | None = None             # an assignment's harness (docs/grading.md)
     trace: Any = None                       # the trace block ({max_events}); False: off (benchmarks)
+    output: Any = None                      # splayd.output_limits.OutputLimits (None: the defaults)
 
 
 @dataclass
@@ -125,12 +127,20 @@ def _daemon_importable() -> None:
         sys.path.insert(0, str(DAEMON_DIR))
 
 
+def output_limits(given: Any = None) -> Any:
+    """The job's output limits (daemon/splayd/output_limits.py: the daemon's, one definition);
+    None: the defaults."""
+    _daemon_importable()
+    from splayd.output_limits import OutputLimits
+    return given if given is not None else OutputLimits()
+
+
 def bootstrap_list(nodes: list[Any], list_type: str, list_size: int, seed: int, position: int) -> list[Any]:
     """job.nodes of the node at `position`, as a daemon gives it (splayd.jobs.bootstrap_nodes, the
     one reading of list_type/list_size), a random list drawn from the seed and the position: a
     local live run and its simulation list the same nodes."""
     _daemon_importable()
-    from splayd.jobs import bootstrap_nodes
+    from splayd.jobspec import bootstrap_nodes
     return bootstrap_nodes(nodes, list_type, list_size, random.Random(seed * 1000003 + position))
 
 
@@ -190,6 +200,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
         "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
         "trace": job.trace, "harness": str(root / "harness.lua") if job.harness else None,
+        "output": output_limits(job.output).sim_block(),
     }
     shutil.copyfile(job.app, root / "app.lua")
     if job.harness:

@@ -216,6 +216,10 @@ ENFORCED: dict[str, Callable[[str], Any]] = {
     "daemon_labels": _labels,
     # SplayLab: the runtime's message trace (docs/trace.md); the request's `trace` wins.
     "trace": _trace,
+    # SplayLab: the output limits (docs/architecture.md "Output limits"), lower than the
+    # daemons' (or the simulator's) own: lines per second per node, bytes of output per job.
+    "log_lines_per_second": _int(1, 10**6),
+    "log_max_size": _int(0, 2**53, " (bytes)"),
 }
 # Known to SPLAY, accepted and validated, not enforced (why, for docs and the job page).
 ACCEPTED: dict[str, tuple[Callable[[str], Any], str]] = {
@@ -243,6 +247,8 @@ LIMIT_KEYS = {
     "udp_drop_ratio": "udp_drop_ratio",
     "disk_max_size": "disk_max_size",
     "disk_max_files": "disk_max_files",
+    "log_lines_per_second": "log_lines_per_second",
+    "log_max_size": "log_max_size",
 }
 
 
