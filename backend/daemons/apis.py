@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from accounts.permissions import ManagesDaemons, OperatorWrites
+from courses.models import Course
 from courses.selectors import course_access_instructor, user_is_operator
 
 from .actions import (blacklist_add, blacklist_addresses, blacklist_remove, daemon_create, daemon_drain,
@@ -120,7 +121,7 @@ class DaemonListApi(APIView):
         if course_id is None and not user_is_operator(request.user):
             raise serializers.ValidationError(
                 {"course": ["name the course this daemon serves (only site operators add to the shared pool)"]})
-        course = course_access_instructor(user=request.user, course_id=course_id).course if course_id else None
+        course = _course_for_new_daemon(request.user, course_id) if course_id else None
         with transaction.atomic():
             daemon, key = daemon_create(**v)
             if course is not None:
@@ -130,6 +131,13 @@ class DaemonListApi(APIView):
                              work_dir=f"./{daemon.name}-work")
         return Response({"daemon": _daemon_out(request.user, daemon.id), "key": key, "config": config},
                         status=status.HTTP_201_CREATED)
+
+
+def _course_for_new_daemon(user: User, course_id: int) -> Course:
+    """The course a new daemon serves: one the user instructs, or any for a site operator."""
+    if user_is_operator(user):
+        return get_object_or_404(Course, id=course_id)
+    return course_access_instructor(user=user, course_id=course_id).course
 
 
 class _DaemonActionApi(APIView):

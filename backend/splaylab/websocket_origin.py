@@ -34,16 +34,21 @@ def configured_origins() -> list[str]:
 
 
 def same_origin(origin: ParseResult, host: str | None) -> bool:
-    """The Origin's host and port are the Host header's (a missing port is the scheme's default)."""
+    """The Origin names the host the request was sent to (the Host header). A Host without a port
+    came to a default port: the Origin must then carry one too, 80 or 443 whatever its scheme (a
+    TLS proxy in front means the page is https while this process sees plain ws); a Host with a
+    port needs the Origin's (explicit or default) port to be that one."""
     if not host or origin.hostname is None or origin.scheme not in DEFAULT_PORTS:
         return False
     try:
-        requested = urlparse(f"{origin.scheme}://{host}")
+        requested = urlparse(f"//{host}")
         origin_port = origin.port or DEFAULT_PORTS[origin.scheme]
-        requested_port = requested.port or DEFAULT_PORTS[origin.scheme]
+        requested_port = requested.port
     except ValueError:  # a port that is not a number
         return False
-    return requested.hostname == origin.hostname and requested_port == origin_port
+    if requested.hostname != origin.hostname:
+        return False
+    return origin_port in (80, 443) if requested_port is None else origin_port == requested_port
 
 
 class SameOriginValidator(OriginValidator):
