@@ -266,6 +266,9 @@ def submit_assignment(api: Api, path: Path, slug: str, course: str | None, do_fo
         mark = "PASS" if check["passed"] else "FAIL"
         print(f"  {mark} {check['points']:6.1f}/{check['max_points']:<5g} {check['name']}\n"
               f"        {check['message']}", file=out)
+    for run in report.get("runs", []):
+        for warning in run.get("warnings", []):   # what the output limits cut
+            print(f"  run {run['name']}: {warning}", file=out)
     if sub.get("hidden_withheld"):
         print(f"  ({sub['hidden_withheld']} hidden check(s) count once the deadline has passed)", file=out)
     return 0

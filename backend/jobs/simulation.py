@@ -9,6 +9,12 @@ runs the simulator, ingests records in batches, publishes progress (virtual time
 events/s) about once a second, stops the simulator when the job is stopped, and ends the job
 with the live jobs' outcome rules (jobs.services.job_outcome), or FAILED with the
 simulator's reason when the whole run stopped (a node that computes without end, memory).
+
+The daemons' output limits apply, on virtual time (docs/architecture.md "Output limits"): at
+most the daemon's lines per second per node and bytes per job (the descriptor may ask less,
+never more: then the job FAILS with the daemon's INVALID_LOG reason), so a flooding node
+reaches PostgreSQL as its kept lines and one "log rate limit: N lines dropped" warning per
+node per virtual second, and the job's output stops at its budget with one "log budget" warning.
 """
 from __future__ import annotations
 
@@ -64,6 +70,8 @@ class _Run:
             code_text, _, reason = text.partition("\t")
             code = int(code_text)
             self.ends[k] = _instance_end(code, reason, self.first_error.pop(k, None))
+        elif level == "limit":   # the output limits' record (sim.lua): KIND<TAB>N<TAB>TEXT
+            self._line(k, t, "warning", text.split("\t", 2)[2])
         elif level == "churn":
             parts = text.split("\t")
             self.churn.append({"node": k, "event": parts[0], "t": t, "planned": float(parts[1]),
@@ -75,11 +83,14 @@ class _Run:
                 level = "error"
             if level == "error" and k not in self.first_error and text.strip():
                 self.first_error[k] = text.strip()
-            seq = self.seq.get(k, 0) + 1
-            self.seq[k] = seq
-            self.lines.append({"node": k, "seq": seq, "t": round(self.epoch + t, 3), "level": level, "text": text})
+            self._line(k, t, level, text)
         if len(self.lines) >= FLUSH_LINES or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
             self.flush()
+
+    def _line(self, k: int, t: float, level: str, text: str) -> None:
+        seq = self.seq.get(k, 0) + 1
+        self.seq[k] = seq
+        self.lines.append({"node": k, "seq": seq, "t": round(self.epoch + t, 3), "level": level, "text": text})
 
     def flush(self) -> None:
         self.last_flush = time.monotonic()
@@ -136,6 +147,13 @@ def _instance_end(code: int, reason: str, first_error: str | None) -> tuple[str,
     return IState.FAILED, code, what + detail
 
 
+def output_limits(job: Job) -> Any:
+    """The daemons' output limits (splayd.output_limits.OutputLimits), lowered by what the job's
+    descriptor asks (ValueError, in the daemon's words, when it asks more)."""
+    descriptor = Descriptor(values=dict(job.descriptor or {}))
+    return simulate.output_limits(None, descriptor.get("log_lines_per_second"), descriptor.get("log_max_size"))
+
+
 def _sim_job(job: Job, app: Path) -> simulate.SimJob:
     seed = job.seed if job.seed is not None else DEFAULT_SEED
     plan = plan_load(job.churn) if job.churn else None
@@ -152,6 +170,7 @@ def _sim_job(job: Job, app: Path) -> simulate.SimJob:
                            list_type=descriptor.list_type, list_size=descriptor.list_size,
                            # a simulation is always traced (docs/trace.md); the job's block sets its cap
                            trace=dict(job.trace) if isinstance(job.trace, dict) else None,
+                           output=output_limits(job),
                            max_wall=float(job.duration) * 20 + 600)
 
 
@@ -167,6 +186,11 @@ def simulation_run(job_id: int) -> None:
     if error is not None:
         job_state_set(job_id, expect=[State.RUNNING], to=State.FAILED, reason=f"Lua syntax error: {error.message}",
                       error_line=error.line)
+        return
+    try:
+        output_limits(job)
+    except ValueError as exc:
+        job_state_set(job_id, expect=[State.RUNNING], to=State.FAILED, reason=str(exc))
         return
     epoch = job.started_at.timestamp() if job.started_at else time.time()
     with transaction.atomic():

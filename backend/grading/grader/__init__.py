@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import checks as library
-from .runner import DEFAULT_CACHE, RunResult, execute
+from .runner import DEFAULT_CACHE, RunResult, execute, output_warnings
 from .spec import Assignment, CheckSpec, SpecError, assignment_from_texts, load_assignment
 from .syntax import syntax_error
 
@@ -130,7 +130,8 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
         result = execute(source, run, churn_text, harness=assignment.harness)
         mine[name] = data(result)
         entry = {"name": name, "mode": run.mode, "nodes": run.nodes, "time": run.time, "seed": run.seed,
-                 "net": run.net, "churn": run.churn, "wall_s": round(result.wall_s, 2), "failure": result.failure}
+                 "net": run.net, "churn": run.churn, "wall_s": round(result.wall_s, 2), "failure": result.failure,
+                 "warnings": output_warnings(result.records)}
         if name in with_reference:
             if on_run:
                 on_run("reference", name)

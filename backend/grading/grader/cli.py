@@ -58,6 +58,8 @@ def main(argv: list[str]) -> int:
     for r in d["runs"]:
         if r["failure"]:
             print(f"  run {r['name']}: {r['failure']}")
+        for warning in r.get("warnings", []):
+            print(f"  run {r['name']}: {warning}")
     return 0
 
 

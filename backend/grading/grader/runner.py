@@ -1,6 +1,9 @@
 """One grading run: the submission (or the reference) as app.lua with the assignment's harness,
 under a run of the spec, through `./splaylab run --harness` (simulated, or live with --trace),
 read back as the JSONL records of docs/simulation.md, trace and harness records included.
+The runner applies the daemons' output limits (docs/architecture.md "Output limits"); a run
+they capped says so (`output_warnings`: the runner's own limit records, never an app's line
+with the same words), and the report shows it to the student.
 
 Reference runs in simulation are deterministic (docs/simulation.md), so their records are kept in
 a cache keyed by everything that decides them: the app, the harness, the run, the scenario's text
@@ -42,11 +45,32 @@ def runtime_digest() -> str:
     h = hashlib.sha256()
     files = sorted((SANDBOX / "lib").rglob("*.lua")) + [SANDBOX / n for n in
                                                           ("sim.lua", "node.lua", "simulate.py", "run_local.py",
-                                                           "netmodel.py", "churn.py")]
+                                                           "run_records.py", "netmodel.py", "churn.py")]
+    files.append(ROOT / "daemon" / "splayd" / "output_limits.py")   # the output limits' numbers and words
     for p in files:
         if p.is_file():
-            h.update(p.relative_to(SANDBOX).as_posix().encode() + b"\0" + p.read_bytes())
+            h.update(p.relative_to(ROOT).as_posix().encode() + b"\0" + p.read_bytes())
     return h.hexdigest()
+
+
+def output_warnings(records: list[dict[str, Any]]) -> list[str]:
+    """What the output limits cut from a run, in the student's words, from the runner's own limit
+    records (they carry `limit`: an app cannot write that field): "output capped: 27,000 lines
+    dropped by the log rate limit (2 nodes)", "output capped: job output limit of 50 MB reached
+    at 3.2 s, further output dropped"."""
+    warnings = []
+    rate = [r for r in records if r.get("limit") == "rate"]
+    if rate:
+        dropped = sum(int(r.get("dropped") or 0) for r in rate)
+        nodes = len({r.get("node") for r in rate})
+        warnings.append(f"output capped: {dropped:,} line{'s' if dropped != 1 else ''} dropped by the log rate "
+                        f"limit ({nodes} node{'s' if nodes != 1 else ''})")
+    for r in records:
+        if r.get("limit") == "budget":
+            what = str(r.get("text", "")).removeprefix("log budget: ").replace(" reached,", f" reached at {r['t']:g} s,")
+            warnings.append(f"output capped: {what}")
+            break
+    return warnings
 
 
 def grading_key() -> bytes:

@@ -146,3 +146,47 @@ def test_a_simulated_job_is_always_traced(student_client, monkeypatch) -> None:
     [call] = [r for r in page["rows"] if r[2] == "call"]
     assert (call[1], call[3], call[4], call[7]) == (1, 2, "ping", "ok")
     assert 1.0 <= call[0] < 1.1  # virtual seconds since the start
+
+
+FLOOD = """require "splay.base"
+events.run(function()
+  local i = 0
+  while true do
+    i = i + 1
+    print(("x"):rep(90) .. i)
+    if i % 100 == 0 then events.sleep(0.01) end
+  end
+end)
+"""
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_flooding_simulated_job_stores_its_capped_output(student_client, monkeypatch) -> None:
+    # the daemons' output limits on virtual time (docs/architecture.md "Output limits")
+    body = create(student_client, monkeypatch, code=FLOOD, nodes=2, duration=3)
+    simulation_run(body["id"])
+    job = Job.objects.get(id=body["id"])
+    assert job.state == Job.State.ENDED, job.reason
+    prints = LogLine.objects.filter(job=job, level="print")
+    assert {k: prints.filter(node=k).count() for k in (1, 2)} == {1: 3000, 2: 3000}
+    warnings = list(LogLine.objects.filter(job=job, level="warning").order_by("node", "seq").values_list("node", "text"))
+    assert warnings[:2] == [(1, "log rate limit: 9000 lines dropped")] * 2 and len(warnings) == 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_simulated_jobs_descriptor_may_lower_its_budget_never_raise_it(student_client, monkeypatch) -> None:
+    asks = "--[[\nBEGIN SPLAY RESOURCES RESERVATION\nlog_max_size {}\nEND SPLAY RESOURCES RESERVATION\n]]\n"
+    body = create(student_client, monkeypatch, code=asks.format(50_000) + FLOOD, nodes=2, duration=3)
+    simulation_run(body["id"])
+    job = Job.objects.get(id=body["id"])
+    assert job.state == Job.State.ENDED, job.reason
+    texts = list(LogLine.objects.filter(job=job).values_list("level", "text"))
+    assert [t for lv, t in texts if t.startswith("log budget")] == [
+        "log budget: job output limit of 48.8 KB reached, further output dropped"]
+    assert sum(len(lv) + len(t.encode()) + 2 for lv, t in texts if lv == "print") <= 50_000
+
+    too_much = create(student_client, monkeypatch, code=asks.format(100 * 1024 * 1024) + FLOOD, nodes=1, duration=1)
+    simulation_run(too_much["id"])
+    job = Job.objects.get(id=too_much["id"])
+    assert (job.state, job.reason) == (Job.State.FAILED, "INVALID_LOG: asked log_max_size = 100 MB per job, "
+                                                         "the simulator allows 50 MB")

@@ -143,6 +143,9 @@ export interface ReportRun {
   churn?: string | null;
   wall_s: number;
   failure: string | null;
+  /** What the output limits cut ("output capped: 27,000 lines dropped by the log rate limit (2 nodes)");
+   * absent in reports made before the limits. */
+  warnings?: string[];
   reference_wall_s?: number;
   reference_cached?: boolean;
 }

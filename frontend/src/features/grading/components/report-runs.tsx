@@ -1,7 +1,8 @@
 import type { ReportRun } from "@/types/grading";
 import { runSetup, runTiming } from "../lib/report";
 
-/** The runs the grader made for this submission (and the reference's, for comparisons). */
+/** The runs the grader made for this submission (and the reference's, for comparisons), with what
+ * the output limits cut from each (its warnings). */
 export function ReportRuns({ runs }: { runs: ReportRun[] }) {
   if (runs.length === 0) return null;
   return (
@@ -22,7 +23,14 @@ export function ReportRuns({ runs }: { runs: ReportRun[] }) {
               <td className="mono">{run.name}</td>
               <td>{runSetup(run)}</td>
               <td>{runTiming(run)}</td>
-              <td className={run.failure ? "error-text" : ""}>{run.failure ?? "ran to the end"}</td>
+              <td>
+                <span className={run.failure ? "error-text" : ""}>{run.failure ?? "ran to the end"}</span>
+                {(run.warnings ?? []).map((warning) => (
+                  <div key={warning} className="muted" data-testid="report-run-warning">
+                    {warning}
+                  </div>
+                ))}
+              </td>
             </tr>
           ))}
         </tbody>
