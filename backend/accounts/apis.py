@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lib.attempts import AttemptLimit, attempt_failed, attempts_check, client_ip
+from lib.schema import ERROR_429
 
 from .services import user_token_get_or_create
 
@@ -56,7 +57,7 @@ class LoginApi(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
-    @extend_schema(request=CredentialsInputSerializer, responses=MeOutputSerializer)
+    @extend_schema(request=CredentialsInputSerializer, responses={200: MeOutputSerializer, 429: ERROR_429})
     def post(self, request: Request) -> Response:
         # DRF only checks CSRF for already-authenticated sessions; login must check it too
         # (login CSRF), so the SPA sends X-CSRFToken from the csrftoken cookie.
@@ -93,7 +94,7 @@ class TokenApi(APIView):
     def get(self, request: Request) -> Response:
         return Response({"token": user_token_get_or_create(user=request.user)})
 
-    @extend_schema(request=CredentialsInputSerializer, responses=TokenOutputSerializer)
+    @extend_schema(request=CredentialsInputSerializer, responses={200: TokenOutputSerializer, 429: ERROR_429})
     def post(self, request: Request) -> Response:
         user = _check_credentials(request)
         return Response({"token": user_token_get_or_create(user=user)})

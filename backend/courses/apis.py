@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 
 from lib.attempts import AttemptLimit, attempt_failed, attempts_check, client_ip
 from lib.errors import ApplicationError
+from lib.schema import ERROR_429
 
 from daemons.selectors import daemon_list
 from retention.selectors import course_disk_use
@@ -104,7 +105,8 @@ class CourseJoinApi(APIView):
 
         code = serializers.CharField(max_length=64)
 
-    @extend_schema(request=InputSerializer, responses={201: CourseOutputSerializer, 200: CourseOutputSerializer})
+    @extend_schema(request=InputSerializer,
+                   responses={201: CourseOutputSerializer, 200: CourseOutputSerializer, 429: ERROR_429})
     def post(self, request: Request) -> Response:
         """201: enrolled as a student; 200: already a member (role unchanged)."""
         data = self.InputSerializer(data=request.data)

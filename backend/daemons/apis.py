@@ -10,6 +10,7 @@ from accounts.models import User
 from accounts.permissions import ManagesDaemons, OperatorWrites
 from courses.models import Course
 from courses.selectors import course_access_instructor, user_is_operator
+from lib.schema import ERROR_404
 
 from .actions import (blacklist_add, blacklist_addresses, blacklist_remove, daemon_create, daemon_drain,
                       daemon_key_rotate, daemon_revoke, daemon_undrain)
@@ -111,7 +112,7 @@ class DaemonListApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(_daemons_out(list(daemon_list(user=request.user))))
 
-    @extend_schema(request=InputSerializer, responses={201: DaemonWithKeySerializer})
+    @extend_schema(request=InputSerializer, responses={201: DaemonWithKeySerializer, 404: ERROR_404})
     def post(self, request: Request) -> Response:
         """A new daemon; its key and a ready splayd.toml come back this once."""
         data = self.InputSerializer(data=request.data)

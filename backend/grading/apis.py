@@ -15,6 +15,7 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from courses.selectors import course_access, course_access_instructor, course_access_staff
+from lib.schema import ERROR_429
 
 from .selectors import (assignment_get, assignment_list, gradebook_get, latest_submissions, submission_get,
                         submission_list, submission_view)
@@ -97,7 +98,7 @@ class SubmissionListApi(APIView):
         return Response([submission_data(submission_view(s, access=access), access=access, detail=False)
                          for s in qs])
 
-    @extend_schema(request=InputSerializer, responses={201: SubmissionDetailOutputSerializer})
+    @extend_schema(request=InputSerializer, responses={201: SubmissionDetailOutputSerializer, 429: ERROR_429})
     def post(self, request: Request, course_id: int, slug: str) -> Response:
         access = course_access(user=request.user, course_id=course_id)
         assignment = assignment_get(access=access, slug=slug)

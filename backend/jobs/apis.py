@@ -6,6 +6,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from lib.churn_preview import churn_preview
+from lib.schema import ERROR_429
 from scenarios.models import Scenario
 
 from .churn import CHURN_SEED
@@ -70,7 +71,7 @@ class JobListApi(APIView):
         """Your jobs and your courses' students' when you are their instructor or TA, newest
         first, without their code (GET /api/jobs/<id>/ has it)."""
 
-    @extend_schema(request=InputSerializer, responses={201: JobDetailOutputSerializer})
+    @extend_schema(request=InputSerializer, responses={201: JobDetailOutputSerializer, 429: ERROR_429})
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -51,16 +51,53 @@ class ScenarioInputSerializer(serializers.Serializer):
     text = serializers.CharField(trim_whitespace=False)
 
 
+class ChurnErrorOutputSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    column = serializers.IntegerField(help_text="0: the whole line")
+    message = serializers.CharField()
+
+
+class ChurnPreviewOutputSerializer(serializers.Serializer):
+    """A bad text: `errors` only (with `kind` when it could be told); a good one: the rest."""
+    kind = serializers.ChoiceField(choices=["script", "trace", "fta"], required=False)
+    errors = ChurnErrorOutputSerializer(many=True)
+    warnings = serializers.ListField(child=serializers.DictField(), required=False,
+                                     help_text="[{line, message}]: joins or leaves skipped, and why")
+    nodes = serializers.IntegerField(required=False, help_text="distinct nodes the scenario uses")
+    duration = serializers.FloatField(required=False, help_text="seconds")
+    end = serializers.FloatField(required=False, allow_null=True, help_text="its `stop`, if any")
+    population = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()),
+                                       required=False, help_text="[[t, nodes up], ...] at each change")
+    bin = serializers.FloatField(required=False, help_text="seconds per bin of `bins`")
+    bins = serializers.ListField(child=serializers.ListField(child=serializers.FloatField()), required=False,
+                                 help_text="[[bin start, joins, leaves], ...]")
+    network = serializers.ListField(child=serializers.DictField(), required=False,
+                                    help_text="[{t, text}]: partitions, heals, loss and latency changes")
+
+
+class ChurnTraceOutputSerializer(serializers.Serializer):
+    """A bad text: `errors` only, as the preview; a good one: the trace."""
+    kind = serializers.ChoiceField(choices=["script", "trace", "fta"], required=False)
+    errors = ChurnErrorOutputSerializer(many=True)
+    trace = serializers.CharField(required=False, help_text="SPLAY's trace format: a line per node")
+    nodes = serializers.IntegerField(required=False)
+    dropped_network = serializers.IntegerField(required=False,
+                                               help_text="network statements a trace cannot carry")
+
+
 class ChurnPreviewApi(APIView):
     """POST {text, seed?} → errors, or the planned population and joins/leaves per bin."""
     permission_classes = [WritesScenariosOrReads]
     preview_only = True
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ChurnPreviewInput"
+
         text = serializers.CharField(allow_blank=True, trim_whitespace=False)
         seed = serializers.IntegerField(default=1, min_value=0)
 
-    @extend_schema(request=InputSerializer, responses=dict)
+    @extend_schema(request=InputSerializer, responses=ChurnPreviewOutputSerializer)
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -75,6 +112,9 @@ class ChurnTraceApi(APIView):
     preview_only = True
 
     class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "ChurnTraceInput"
+
         text = serializers.CharField(trim_whitespace=False)
         seed = serializers.IntegerField(default=1, min_value=0)
         start = serializers.FloatField(required=False, allow_null=True, default=None, min_value=0)
@@ -92,7 +132,7 @@ class ChurnTraceApi(APIView):
                 raise serializers.ValidationError("the amplitude must be above 0 and at most 100")
             return value
 
-    @extend_schema(request=InputSerializer, responses=dict)
+    @extend_schema(request=InputSerializer, responses=ChurnTraceOutputSerializer)
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -109,7 +149,7 @@ class ScenarioListApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(ScenarioOutputSerializer(Scenario.objects.select_related("owner"), many=True).data)
 
-    @extend_schema(request=ScenarioInputSerializer, responses=ScenarioOutputSerializer)
+    @extend_schema(request=ScenarioInputSerializer, responses={201: ScenarioOutputSerializer})
     def post(self, request: Request) -> Response:
         data = ScenarioInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -132,6 +172,7 @@ class ScenarioDetailApi(APIView):
         scenario = scenario_save(owner=scenario.owner, scenario=scenario, **data.validated_data)
         return Response(ScenarioOutputSerializer(scenario).data)
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, scenario_id: int) -> Response:
         _scenario_for_write(request, scenario_id).delete()
         return Response(status=204)

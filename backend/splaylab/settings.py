@@ -166,7 +166,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "lib.schema.AutoSchema",  # documents the error answers too
     # Body cap and JSON depth bound (lib.parsers) on every endpoint.
     "DEFAULT_PARSER_CLASSES": ["lib.parsers.JSONParser", "lib.parsers.FormParser", "lib.parsers.MultiPartParser"],
     "EXCEPTION_HANDLER": "lib.errors.exception_handler",
