@@ -19,7 +19,7 @@ DAEMON_DIR = Path(__file__).resolve().parent.parent / "daemon"
 if str(DAEMON_DIR) not in sys.path:
     sys.path.insert(0, str(DAEMON_DIR))
 from splayd.output_limits import JobBudget, NodeLimiter, OutputLimits, line_cost  # noqa: E402  (stdlib only)
-from splayd.records import LEVELS, MAX_LINE_BYTES as MAX_LINE, LineSplitter, parse_record  # noqa: E402,F401
+from splayd.records import LEVELS, LineSplitter, parse_record  # noqa: E402,F401  (LEVELS: run_local's)
 
 GRACE_S = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later
 

@@ -12,7 +12,8 @@ node is an exec in the job's container instead: its lines arrive through the sam
 its returncode goes through the same `exit_outcome`, and the daemon's kills go through
 `kill_instance`; the disk watch and the log rate limit are the same (the working directory
 is under the job directory the container bind-mounts).
-Output goes through the output limits of output_limits.py (the same rule as the local runner's
+The job's Limits, the rlimits and the exit's reading are limits.py's; the disk measure and the
+process tree hostfs.py's (re-exported here). Output goes through the output limits of output_limits.py (the same rule as the local runner's
 and the simulator's): at most `log_lines_per_second` lines per second per node, the rest of
 the second's lines replaced by one "log rate limit: N lines dropped" record, and at most
 `log_max_size` bytes per job (its nodes on this daemon share one JobBudget, held by the job's
@@ -24,219 +25,29 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import resource
 import signal
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from .hostfs import MAX_DEPTH, descendants, measure_dir, _comm
 from .isolation import Isolation
+from .limits import Limits, exit_outcome, fmt_seconds, rlimit_preexec
 from .outbox import Outbox
-from .output_limits import JobBudget, NodeLimiter, fmt_size, line_cost
+from .output_limits import NodeLimiter, fmt_size, line_cost
 from .records import LineSplitter, parse_record
+
+# Re-exported: the daemon's other modules and tests import these from here.
+__all__ = ["Instance", "Limits", "exit_outcome", "fmt_seconds", "fmt_size", "measure_dir", "descendants",
+           "rlimit_preexec", "GATE_FILE", "LEAVE_GRACE"]
 
 logger = logging.getLogger("splayd")
 
-MB = 1024 * 1024
-CPU_HARD_GRACE = 2  # seconds between SIGXCPU (soft limit) and SIGKILL (hard limit)
 READ_CHUNK = 65536
 DRAIN_AFTER_EXIT = 2.0  # seconds to wait for the pipes to close once the process is gone
 DISK_CHECK_INTERVAL = 0.5  # seconds between two measures of a working directory
-MAX_DEPTH = 100  # directory nesting the disk check follows
-DAEMON_FILES = frozenset({"app.lua", "job.json", "go"})  # written by the daemon: not counted
 LEAVE_GRACE = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later (as run_local)
 GATE_FILE = "go"  # a held node's gate: a FIFO in its working directory (job.json "gate")
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_mem: int  # bytes (RLIMIT_AS)
-    max_cpu: int  # seconds (RLIMIT_CPU soft)
-    max_open_files: int
-    max_file_size: int  # bytes
-    duration: float | None  # wall seconds, enforced by the daemon's clock
-    disk_max_size: int | None = None  # bytes in the working directory (periodic check)
-    disk_max_files: int | None = None
-    log_lines_per_second: int | None = None  # the owner's; runtime's "log_lines_per_second" (asked) wins
-    runtime: dict[str, Any] = field(default_factory=dict)  # job.json "limits"
-    nice: int = 0  # the node's niceness (config `nice`: the owner's CPU share)
-    # The job's output budget (runtime's "log_max_size"), shared by every Instance made with
-    # these Limits: a job's nodes on this daemon.
-    budget: JobBudget = field(init=False, compare=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "budget", JobBudget(self.runtime.get("log_max_size")))
-
-    @property
-    def lines_per_second(self) -> int | None:
-        return self.runtime.get("log_lines_per_second", self.log_lines_per_second)
-
-    @property
-    def mem_mb(self) -> int:
-        return self.max_mem // MB
-
-    @property
-    def file_size_is_quota(self) -> bool:
-        """RLIMIT_FSIZE was lowered to the disk quota: a too big file is the quota's fault."""
-        return self.disk_max_size is not None and self.max_file_size >= self.disk_max_size
-
-
-def fmt_seconds(s: float) -> str:
-    return f"{s:g}"
-
-
-def measure_dir(root: Path, max_entries: int | None = None) -> tuple[int, int, bool]:
-    """(bytes, entries, too_deep) under `root`, never following a symbolic link.
-
-    Directories are opened with O_NOFOLLOW relative to their parent's descriptor, so a
-    node swapping a directory for a link between two steps cannot send the walk outside.
-    Every entry counts (files, directories, links) except the daemon's own files at the top;
-    a regular file counts max(size, allocated blocks). Stops early past `max_entries`.
-    """
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    total = entries = 0
-    try:
-        top = os.open(root, flags)
-    except OSError:
-        return 0, 0, False
-    stack: list[tuple[int, int]] = [(top, 0)]  # (fd, depth)
-    too_deep = False
-    try:
-        while stack:
-            fd, depth = stack.pop()
-            try:
-                subdirs: list[str] = []
-                with os.scandir(fd) as it:
-                    for entry in it:
-                        if depth == 0 and entry.name in DAEMON_FILES:
-                            continue
-                        entries += 1
-                        try:
-                            st = entry.stat(follow_symlinks=False)
-                        except OSError:
-                            continue
-                        if entry.is_dir(follow_symlinks=False):
-                            subdirs.append(entry.name)
-                        elif entry.is_file(follow_symlinks=False):
-                            total += max(st.st_size, st.st_blocks * 512)
-                        if max_entries is not None and entries > max_entries:
-                            return total, entries, too_deep
-                for name in subdirs:
-                    if depth + 1 > MAX_DEPTH:
-                        too_deep = True
-                        continue
-                    try:
-                        stack.append((os.open(name, flags, dir_fd=fd), depth + 1))
-                    except OSError:
-                        continue
-            finally:
-                os.close(fd)
-    finally:
-        for fd, _ in stack:
-            os.close(fd)
-    return total, entries, too_deep
-
-
-def descendants(pid: int) -> list[int]:
-    """Every live descendant of `pid` (from /proc's parent links), children first."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])  # the field after the state
-        children.setdefault(ppid, []).append(int(entry))
-    out: list[int] = []
-    todo = list(children.get(pid, []))
-    while todo:
-        p = todo.pop(0)
-        out.append(p)
-        todo.extend(children.get(p, []))
-    return out
-
-
-def _comm(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/comm") as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
-def _set_rlimit(res: int, soft: int, hard: int) -> None:
-    _, cur_hard = resource.getrlimit(res)
-    if cur_hard != resource.RLIM_INFINITY:
-        hard = min(hard, cur_hard)
-    resource.setrlimit(res, (min(soft, hard), hard))
-
-
-def rlimit_preexec(limits: Limits, no_fork: bool = True) -> Callable[[], None]:
-    """The function run in the child between fork and exec. `no_fork=False` under bwrap,
-    which must fork to set up its namespaces (its PID namespace holds any child)."""
-
-    def apply() -> None:
-        _set_rlimit(resource.RLIMIT_AS, limits.max_mem, limits.max_mem)
-        _set_rlimit(resource.RLIMIT_CPU, limits.max_cpu, limits.max_cpu + CPU_HARD_GRACE)
-        _set_rlimit(resource.RLIMIT_NOFILE, limits.max_open_files, limits.max_open_files)
-        _set_rlimit(resource.RLIMIT_FSIZE, limits.max_file_size, limits.max_file_size)
-        _set_rlimit(resource.RLIMIT_CORE, 0, 0)
-        if limits.nice:
-            # At least the owner's niceness (never lower than the daemon's own: that would
-            # need privileges); under bwrap the node inherits it.
-            current = os.getpriority(os.PRIO_PROCESS, 0)
-            os.setpriority(os.PRIO_PROCESS, 0, max(current, limits.nice))
-        if no_fork:
-            # A node never forks (not enforced for root, which has CAP_SYS_RESOURCE).
-            _set_rlimit(resource.RLIMIT_NPROC, 0, 0)
-
-    return apply
-
-
-def exit_outcome(
-    returncode: int,
-    limits: Limits,
-    first_error: str | None,
-    wall_seconds: float,
-) -> tuple[str, str]:
-    """Map a node's exit to (state, reason); the reason names the limit that was hit."""
-    detail = f": {first_error}" if first_error else ""
-    memory = f"killed: memory limit of {fmt_size(limits.max_mem)} reached"
-    if first_error and "not enough memory" in first_error and returncode in (1, 3, 4):
-        return "FAILED", memory
-    if returncode == 0:
-        return "ENDED", "exited normally"
-    if returncode == 1:
-        return "FAILED", f"runtime error{detail}"
-    if returncode == 2:
-        return "FAILED", f"Lua syntax error{detail}"
-    if returncode == 3:
-        return "FAILED", f"runtime internal error{detail}"
-    if returncode == 4:
-        return "FAILED", memory
-    if returncode < 0:
-        sig = -returncode
-        cpu = f"killed: CPU time limit of {fmt_seconds(limits.max_cpu)} s exceeded"
-        if sig == signal.SIGXCPU:
-            return "FAILED", cpu
-        if sig == signal.SIGKILL and wall_seconds >= limits.max_cpu:
-            # Not sent by the daemon (that case has a kill reason): the CPU hard limit.
-            return "FAILED", cpu
-        if sig == signal.SIGXFSZ:
-            if limits.file_size_is_quota:
-                assert limits.disk_max_size is not None
-                return "FAILED", f"killed: disk quota of {fmt_size(limits.disk_max_size)} exceeded"
-            return "FAILED", f"killed: file size limit of {fmt_size(limits.max_file_size)} exceeded"
-        try:
-            name = f" ({signal.Signals(sig).name})"
-        except ValueError:
-            name = ""
-        return "FAILED", f"killed by signal {sig}{name}"
-    return "FAILED", f"exited with code {returncode}{detail}"
 
 
 class Instance:
