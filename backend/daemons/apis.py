@@ -57,19 +57,17 @@ class DaemonOutputSerializer(serializers.Serializer):
 
     @extend_schema_field(RunningJobSerializer(many=True))
     def get_running_jobs(self, daemon: Daemon) -> list[dict]:
-        jobs = self.context.get("running_jobs")
-        if jobs is None:
-            jobs = daemon_running_jobs(daemon_ids=[daemon.id])
+        jobs = self.context.get("running_jobs", {})  # _daemons_out: the viewer's visible jobs
         return RunningJobSerializer(jobs.get(daemon.id, []), many=True).data
 
 
-def _daemons_out(daemons: list[Daemon]) -> list[dict]:
-    jobs = daemon_running_jobs(daemon_ids=[d.id for d in daemons])
+def _daemons_out(user: User, daemons: list[Daemon]) -> list[dict]:
+    jobs = daemon_running_jobs(user=user, daemon_ids=[d.id for d in daemons])
     return DaemonOutputSerializer(daemons, many=True, context={"running_jobs": jobs}).data
 
 
 def _daemon_out(user: User, daemon_id: int) -> dict:
-    return _daemons_out([daemon_get(user=user, daemon_id=daemon_id)])[0]
+    return _daemons_out(user, [daemon_get(user=user, daemon_id=daemon_id)])[0]
 
 
 def _controller_url(request: Request) -> str:
@@ -110,7 +108,7 @@ class DaemonListApi(APIView):
 
     @extend_schema(responses=DaemonOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        return Response(_daemons_out(list(daemon_list(user=request.user))))
+        return Response(_daemons_out(request.user, list(daemon_list(user=request.user))))
 
     @extend_schema(request=InputSerializer, responses={201: DaemonWithKeySerializer, 404: ERROR_404})
     def post(self, request: Request) -> Response:

@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404
 from accounts.models import User
 from courses.selectors import staff_course_ids, user_is_operator
 from jobs.models import JobInstance
+from jobs.selectors import job_list
 
 from .models import BlacklistEntry, Daemon
 
@@ -26,10 +27,14 @@ def daemon_get(*, user: User, daemon_id: int) -> Daemon:
     return get_object_or_404(daemon_list(user=user), id=daemon_id)
 
 
-def daemon_running_jobs(*, daemon_ids: list[int]) -> dict[int, list[dict]]:
+def daemon_running_jobs(*, user: User, daemon_ids: list[int]) -> dict[int, list[dict]]:
     """daemon id -> [{id, name, instances}] of the jobs holding active instances there
-    (RESERVED or RUNNING), by job id."""
-    rows = (JobInstance.objects.filter(daemon_id__in=daemon_ids, state__in=list(JobInstance.ACTIVE))
+    (RESERVED or RUNNING), by job id: those the user may see (jobs.selectors; every job for an
+    operator), so a daemon shared by two courses does not show one course's jobs to the other."""
+    instances = JobInstance.objects.filter(daemon_id__in=daemon_ids, state__in=list(JobInstance.ACTIVE))
+    if not user_is_operator(user):
+        instances = instances.filter(job__in=job_list(user=user).values("id"))
+    rows = (instances
             .values("daemon_id", "job_id", "job__name").annotate(n=Count("id")).order_by("daemon_id", "job_id"))
     out: dict[int, list[dict]] = {d: [] for d in daemon_ids}
     for row in rows:
