@@ -8,6 +8,7 @@ failure; while it is at its limit every attempt on that key is refused, the righ
 (otherwise the lockout would only slow the guesser down by one request)."""
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -19,14 +20,14 @@ from rest_framework.request import Request
 @dataclass(frozen=True)
 class AttemptLimit:
     scope: str  # "login", "join"
-    key: str  # e.g. "user:alice|ip:10.0.0.7"; the cache key hashes nothing secret
+    key: str  # e.g. "user:alice|ip:10.0.0.7" (hashed into the cache key: any username is a safe key)
     limit: int
     window: float  # seconds
     what: str  # the refusal's words: "failed sign-ins for this user from your address"
 
     @property
     def cache_key(self) -> str:
-        return f"attempts:{self.scope}:{self.key}"
+        return f"attempts:{self.scope}:{hashlib.sha256(self.key.encode()).hexdigest()}"
 
 
 def client_ip(request: Request) -> str:

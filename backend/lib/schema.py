@@ -5,7 +5,8 @@ really send, unless its @extend_schema already names that status:
 - 400 (validation: {field: [messages]} or {detail}) on requests with a body or query filters;
 - 401 where authentication runs (an invalid token header is a 401 even on open endpoints);
 - 403 on writes (CSRF of session clients) and on views with permissions beyond signing in;
-- 404 on paths with an id; 409 on writes (a conflict, lib.errors); 413 on bodies (lib.parsers).
+- 404 on paths with an id; 409 on writes (a conflict, lib.errors); 413 on bodies (lib.parsers);
+  415 on bodies of a type no parser reads (or sent without a Content-Type).
 429 is named by the views that count attempts or rate-limit (`ERROR_429`)."""
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ ERROR_403 = error("signed in without the right (or, for a session, without the C
 ERROR_404 = error("no such object, or one you may not see")
 ERROR_409 = error("conflicts with the current state (e.g. a name in use, a job already ended)")
 ERROR_413 = error("request body larger than the endpoint's limit")
+ERROR_415 = error("a body that is not JSON, form data or multipart (or has no Content-Type)")
 ERROR_429 = error("too many attempts or requests: try again after Retry-After seconds")
 
 _TRIVIAL_PERMISSIONS = (permissions.IsAuthenticated, permissions.AllowAny)
@@ -60,6 +62,7 @@ class AutoSchema(openapi.AutoSchema):
             out["409"] = ERROR_409
         if has_body:
             out["413"] = ERROR_413
+            out["415"] = ERROR_415
         return out
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
