@@ -57,13 +57,16 @@ def test_every_key_of_splay_is_accepted() -> None:
         "daemon_labels": "room=B12",
         # SplayLab's message trace
         "trace": "true",
+        # SplayLab's output limits (lower than the daemons')
+        "log_lines_per_second": "100", "log_max_size": "1048576",
     }
     assert set(values) == set(ENFORCED) | set(ACCEPTED)
     body = "\n".join(f"{k} {v}" for k, v in values.items())
     d = descriptor_parse(f"--[[\nBEGIN SPLAY RESOURCES RESERVATION\n{body}\nEND SPLAY RESOURCES RESERVATION\n]]")
     assert d is not None and len(d.values) == len(values)
     assert d.limits() == {"disk_max_size": 1048576, "disk_max_files": 10, "max_send": 1000000,
-                          "max_receive": 2000000, "max_sockets": 16, "udp_drop_ratio": 0.25}
+                          "max_receive": 2000000, "max_sockets": 16, "udp_drop_ratio": 0.25,
+                          "log_lines_per_second": 100, "log_max_size": 1048576}
     assert d.network_options() == {"net": "transit-stub", "loss": "1%", "mtu": 1400, "bandwidth": "1000B/s",
                                    "partitions": ["10s+5s:0.5"]}
 
