@@ -13,6 +13,9 @@ from rest_framework.views import APIView
 from lib.attempts import AttemptLimit, attempt_failed, attempts_check, client_ip
 from lib.schema import ERROR_429
 
+from courses.selectors import user_is_operator
+
+from .models import User
 from .services import user_token_get_or_create
 
 
@@ -20,7 +23,13 @@ class MeOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     role = serializers.CharField()
-    manages_daemons = serializers.BooleanField(help_text="instructors and staff: the daemons dashboard")
+    manages_daemons = serializers.BooleanField(
+        help_text="site operators and instructors of some course: the daemons dashboard")
+    operator = serializers.SerializerMethodField(
+        help_text="a site operator (superuser or staff): every daemon, the shared pool and the blacklist")
+
+    def get_operator(self, user: User) -> bool:
+        return user_is_operator(user)
 
 
 class CredentialsInputSerializer(serializers.Serializer):

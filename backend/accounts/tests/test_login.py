@@ -15,7 +15,8 @@ def test_login_with_csrf_token_opens_a_session(student) -> None:
     res = client.post("/api/auth/login/", {"username": "student", "password": PASSWORD},
                       format="json", HTTP_X_CSRFTOKEN=token)
     assert res.status_code == 200
-    assert res.json() == {"id": student.id, "username": "student", "role": "student", "manages_daemons": False}
+    assert res.json() == {"id": student.id, "username": "student", "role": "student", "manages_daemons": False,
+                          "operator": False}
     assert client.get("/api/auth/me/").json()["username"] == "student"
 
 

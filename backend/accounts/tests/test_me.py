@@ -5,7 +5,8 @@ from courses.tests.factories import course_with
 def test_returns_the_user_and_role(teacher_client, teacher) -> None:
     res = teacher_client.get("/api/auth/me/")
     # An instructor account instructing no course has no daemon to manage yet.
-    assert res.json() == {"id": teacher.id, "username": "teacher", "role": "instructor", "manages_daemons": False}
+    assert res.json() == {"id": teacher.id, "username": "teacher", "role": "instructor", "manages_daemons": False,
+                          "operator": False}
     assert "csrftoken" in res.cookies
     course_with(instructors=(teacher,))
     assert teacher_client.get("/api/auth/me/").json()["manages_daemons"] is True

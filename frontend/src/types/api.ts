@@ -8,6 +8,8 @@ export interface User {
   role: Role;
   /** Instructors and staff: the daemons dashboard (GET /api/auth/me/). */
   manages_daemons?: boolean;
+  /** A site operator: every daemon, the shared pool and the blacklist. */
+  operator?: boolean;
 }
 
 export const JOB_STATES = [

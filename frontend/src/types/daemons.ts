@@ -46,6 +46,8 @@ export interface DaemonCreateInput {
   max_instances: number;
   port_lo: number;
   port_hi: number;
+  /** The course it serves (one you instruct); null: the shared pool (site operators only). */
+  course: number | null;
 }
 
 export interface BlacklistEntry {

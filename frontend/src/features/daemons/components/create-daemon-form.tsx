@@ -4,9 +4,25 @@ import type { DaemonWithKey } from "@/types/daemons";
 import { useCreateDaemon } from "../api/create-daemon";
 import { parseCreateForm } from "../lib/daemon-view";
 
-/** A new daemon: its key comes back once (shown by the page with a splayd.toml). */
-export function CreateDaemonForm({ onCreated }: { onCreated: (result: DaemonWithKey) => void }) {
+export interface CourseChoice {
+  id: number;
+  name: string;
+}
+
+/** A new daemon for one of the courses you instruct (its instructors manage it, and that
+ * course's students' jobs run on its daemons), or for the shared pool (site operators only, and
+ * their default). Its key comes back once (shown by the page with a splayd.toml). */
+export function CreateDaemonForm({
+  courses,
+  operator,
+  onCreated,
+}: {
+  courses: CourseChoice[];
+  operator: boolean;
+  onCreated: (result: DaemonWithKey) => void;
+}) {
   const create = useCreateDaemon();
+  const [course, setCourse] = useState(operator ? "" : String(courses[0]?.id ?? ""));
   const [name, setName] = useState("");
   const [maxInstances, setMaxInstances] = useState("10");
   const [ports, setPorts] = useState("20000-20999");
@@ -14,7 +30,7 @@ export function CreateDaemonForm({ onCreated }: { onCreated: (result: DaemonWith
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    const input = parseCreateForm({ name, maxInstances, ports });
+    const input = parseCreateForm({ name, maxInstances, ports, course });
     if (typeof input === "string") {
       setProblem(input);
       return;
@@ -34,6 +50,17 @@ export function CreateDaemonForm({ onCreated }: { onCreated: (result: DaemonWith
       <label>
         Name
         <input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="lab-3" required />
+      </label>
+      <label>
+        Course
+        <select name="course" value={course} onChange={(e) => setCourse(e.target.value)}>
+          {operator && <option value="">No course: the shared pool</option>}
+          {courses.map((c) => (
+            <option key={c.id} value={c.id}>
+              {c.name}
+            </option>
+          ))}
+        </select>
       </label>
       <label>
         Max instances

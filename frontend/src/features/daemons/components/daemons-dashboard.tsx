@@ -4,12 +4,13 @@ import { Spinner } from "@/components/ui/spinner";
 import type { DaemonWithKey } from "@/types/daemons";
 import { useDaemons } from "../api/get-daemons";
 import { BlacklistEditor } from "./blacklist-editor";
-import { CreateDaemonForm } from "./create-daemon-form";
+import { CreateDaemonForm, type CourseChoice } from "./create-daemon-form";
 import { DaemonsTable } from "./daemons-table";
 import { KeyReveal } from "./key-reveal";
 
-/** Instructors: every daemon, live (polled), with its actions; create one; the blacklist. */
-export function DaemonsDashboard() {
+/** Instructors: their courses' daemons (site operators: every one), live (polled), with their
+ * actions; create one for a course they instruct; the blacklist. */
+export function DaemonsDashboard({ courses, operator }: { courses: CourseChoice[]; operator: boolean }) {
   const daemons = useDaemons();
   const [revealed, setRevealed] = useState<{ result: DaemonWithKey; what: "created" | "rotated" } | null>(null);
 
@@ -29,7 +30,7 @@ export function DaemonsDashboard() {
       <DaemonsTable daemons={daemons.data} onKey={(result) => setRevealed({ result, what: "rotated" })} />
       {revealed && <KeyReveal result={revealed.result} what={revealed.what} onDismiss={() => setRevealed(null)} />}
       <div className="daemons-forms">
-        <CreateDaemonForm onCreated={(result) => setRevealed({ result, what: "created" })} />
+        <CreateDaemonForm courses={courses} operator={operator} onCreated={(result) => setRevealed({ result, what: "created" })} />
         <BlacklistEditor />
       </div>
     </div>

@@ -53,7 +53,13 @@ export function labelsText(labels: Record<string, string>): string {
 }
 
 /** Form fields → the create payload, or the first problem (the server checks again). */
-export function parseCreateForm(form: { name: string; maxInstances: string; ports: string }): DaemonCreateInput | string {
+export function parseCreateForm(form: {
+  name: string;
+  maxInstances: string;
+  ports: string;
+  /** A course id, or "" for the shared pool. */
+  course?: string;
+}): DaemonCreateInput | string {
   const name = form.name.trim();
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) return "Name: letters, digits, _ . - only.";
   const max = Number(form.maxInstances);
@@ -64,5 +70,5 @@ export function parseCreateForm(form: { name: string; maxInstances: string; port
   const hi = Number(m[2]);
   if (lo < 1 || hi > 65535 || lo > hi) return "Ports: 1 ≤ LO ≤ HI ≤ 65535.";
   if (hi - lo + 1 < max) return `Ports: ${max} instances need ${max} ports; ${lo}-${hi} has ${hi - lo + 1}.`;
-  return { name, max_instances: max, port_lo: lo, port_hi: hi };
+  return { name, max_instances: max, port_lo: lo, port_hi: hi, course: form.course ? Number(form.course) : null };
 }

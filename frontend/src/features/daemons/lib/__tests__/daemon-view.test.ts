@@ -59,7 +59,9 @@ describe("daemon dashboard helpers", () => {
 
   it("checks the create form before sending", () => {
     expect(parseCreateForm({ name: " lab-9 ", maxInstances: "4", ports: "30000-30099" })).toEqual({
-      name: "lab-9", max_instances: 4, port_lo: 30000, port_hi: 30099 });
+      name: "lab-9", max_instances: 4, port_lo: 30000, port_hi: 30099, course: null });
+    expect(parseCreateForm({ name: "lab-9", maxInstances: "4", ports: "30000-30099", course: "7" })).toEqual({
+      name: "lab-9", max_instances: 4, port_lo: 30000, port_hi: 30099, course: 7 });
     expect(parseCreateForm({ name: "bad name", maxInstances: "4", ports: "1-9" })).toMatch(/^Name/);
     expect(parseCreateForm({ name: "x", maxInstances: "0", ports: "1-9" })).toMatch(/^Max instances/);
     expect(parseCreateForm({ name: "x", maxInstances: "2", ports: "9-1" })).toMatch(/^Ports: 1/);
