@@ -119,9 +119,10 @@ class StudentQuota:
 
 def _courses_as_student_only(user: User) -> list[Course] | None:
     """The courses of a user who is a student in every course they are in, or None: superusers,
-    instructor and TA accounts, staff of some course and users in no course are bound by no
-    course's rules (quotas, daemons)."""
-    if user.is_superuser or user.role != User.Role.STUDENT:
+    staff of some course and users in no course are bound by no course's rules (quotas,
+    daemons). The account's User.role does not count: a TA account enrolled as a student only
+    is a student."""
+    if user.is_superuser:
         return None
     memberships = list(Membership.objects.filter(user=user).select_related("course")
                        .prefetch_related("course__daemons"))

@@ -23,6 +23,12 @@ def test_the_union_of_the_courses_daemons_when_every_course_names_some(student, 
     assert student_daemons(user=teacher) is None
 
 
+def test_the_course_role_counts_not_the_account_role(ta) -> None:
+    (d1, _) = daemon_make("lab-1")
+    Membership.objects.create(user=ta, course=_course("a", d1), role=Membership.Role.STUDENT)
+    assert student_daemons(user=ta) == {d1.id}  # a TA account, a student here
+
+
 def test_a_student_in_no_course_or_staff_somewhere_may_use_any_daemon(student) -> None:
     (d1, _) = daemon_make("lab-1")
     assert student_daemons(user=student) is None
