@@ -322,3 +322,26 @@ export interface JobChurnUpdate {
 export interface JobChurnHistory extends JobChurnUpdate {
   planned: ChurnPlan;
 }
+
+/** GET /api/jobs/<id>/retention/ (docs/architecture.md, "Retention"). */
+export interface JobRetention {
+  job: number;
+  /** Kept this many days after the job ended (0: no age limit). */
+  days: number;
+  /** MB kept per job, oldest pruned first (0: no limit). */
+  max_mb: number;
+  /** The course(s) whose rule applies, or "service default". */
+  policy_source: string;
+  keep: boolean;
+  may_keep: boolean;
+  /** When the age rule prunes the data; null: not planned. */
+  prune_after: string | null;
+  log_bytes: number;
+  metric_bytes: number;
+  trace_bytes: number;
+  measured_at: string | null;
+  pruned_at: string | null;
+  pruned: Record<string, number>;
+  /** Why data is gone; empty when nothing was pruned. */
+  pruned_note: string;
+}

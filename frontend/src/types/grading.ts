@@ -20,6 +20,22 @@ export interface Course {
   /** After these, students' submissions are refused. */
   max_late_days: number;
   daemons: { id: number; name: string }[];
+  /** Days a job's logs, metrics and traces are kept after it ended (0: no age limit). */
+  retention_days: number;
+  /** MB kept per ended job, oldest pruned first (0: no limit). */
+  retention_max_mb_per_job: number;
+  /** Instructors and TAs only (null for students): what the students' jobs store. */
+  disk_use: DiskUse | null;
+}
+
+/** A course's disk use (staff only), in GET /api/courses/<id>/. */
+export interface DiskUse {
+  log_bytes: number;
+  metric_bytes: number;
+  trace_bytes: number;
+  total_bytes: number;
+  jobs: number;
+  measured_at: string | null;
 }
 
 /** GET /api/courses/<id>/assignments/ (students: published ones only). */

@@ -9,6 +9,7 @@ import { useJobSocket } from "@/features/jobs/hooks/use-job-socket";
 import { LogPanel } from "@/features/logs/components/log-panel";
 import { MetricsPanel } from "@/features/metrics/components/metrics-panel";
 import { useMetricStream } from "@/features/metrics/hooks/use-metric-stream";
+import { JobRetentionPanel } from "@/features/retention/components/job-retention-panel";
 import type { Job } from "@/types/api";
 
 /** How plots name a run (the same form as the label of `/api/jobs/<id>/metrics/`). */
@@ -44,6 +45,7 @@ export function JobRoute() {
       <div className="job-side">
         <JobSummary job={job} />
         <InstancesTable instances={job.instances} />
+        <JobRetentionPanel jobId={job.id} ended={isTerminal(job)} />
       </div>
       <div className="job-main">
         {job.churn && <ChurnPanel jobId={job.id} churn={job.churn} endedAt={job.ended_at} active={!isTerminal(job)} />}

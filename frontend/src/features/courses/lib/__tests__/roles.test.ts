@@ -5,6 +5,7 @@ import { isCourseStaff, joinCodeInput, roleLabel, staffCourses } from "../roles"
 const course = (id: number, role: Course["role"]): Course => ({
   id, name: `c${id}`, slug: `c${id}`, role, join_code: null, max_nodes_per_job: 200, max_concurrent_jobs: 3,
   minutes_per_day_per_student: 120, late_penalty_percent: 10, max_late_days: 3, daemons: [],
+  retention_days: 30, retention_max_mb_per_job: 100, disk_use: null,
 });
 
 describe("course roles", () => {
