@@ -34,6 +34,7 @@ from .hostfs import MAX_DEPTH, descendants, measure_dir, _comm
 from .isolation import Isolation
 from .limits import Limits, exit_outcome, fmt_seconds, rlimit_preexec
 from .outbox import Outbox
+from .spawn import NodeProcess, spawn
 from .output_limits import NodeLimiter, fmt_size, line_cost
 from .records import LineSplitter, parse_record
 
@@ -76,7 +77,7 @@ class Instance:
         self.exit_code: int | None = None
         self.seq = 0
         self.first_error: str | None = None
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: NodeProcess | None = None
         self.sandbox = sandbox
         self.exec: Any = None  # docker_backend.DockerExec
         self.started_at = 0.0  # time.monotonic()
@@ -127,17 +128,9 @@ class Instance:
             await self._start_docker(argv, env)
             return
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *self.isolation.wrap(argv, self.workdir),
-                cwd=self.workdir,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                close_fds=True,
-                env=env,
-                preexec_fn=rlimit_preexec(self.limits, no_fork=not self.isolation.is_bwrap),
-            )
+            # forked and exec'd off the event loop (spawn.py): a START's launches overlap
+            self.proc = await spawn(self.isolation.wrap(argv, self.workdir), self.workdir, env,
+                                    rlimit_preexec(self.limits, no_fork=not self.isolation.is_bwrap))
         except (OSError, ValueError) as e:
             self.finish("FAILED", f"cannot start the node runtime: {e}")
             raise
