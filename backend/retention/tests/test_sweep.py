@@ -165,3 +165,16 @@ def test_a_sweep_while_another_runs_does_nothing(student) -> None:
     assert report.skipped and report.measured == 0
     assert raw_rows(job) == (20, 2, 3, 1)
     assert retention_sweep().pruned_by_age == [job.id]
+
+
+def test_beat_runs_the_sweep_task_which_prunes(student, settings) -> None:
+    from splaylab.celery import app
+    from retention.tasks import retention_sweep as task
+
+    entry = app.conf.beat_schedule["retention-sweep"]
+    assert entry["task"] == task.name == "retention.tasks.retention_sweep"
+    assert entry["schedule"] == 600.0  # SPLAYLAB_RETENTION_SWEEP's default
+    settings.SPLAYLAB_RETENTION_DAYS = 2
+    job = full_job(student, ended=timedelta(days=3))
+    assert task.apply().get()["pruned_by_age"] == [job.id]
+    assert raw_rows(job) == (0, 0, 0, 0)
