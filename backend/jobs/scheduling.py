@@ -243,15 +243,21 @@ def _register(job: Job, plan: Plan, names: dict[int, str]) -> Registration:
 
     replies = commands_send(commands, timeout=settings.SPLAYLAB_REGISTER_TIMEOUT, enough=enough)
     reg = Registration(silent=set(slots) - {r.daemon_id for r in replies})
+    offered: dict[int, list[int]] = {}
     for reply in replies:  # arrival order: the most responsive daemons win
         if not reply.ok:  # e.g. "INVALID_MEM: asked 512 MB per node, this daemon allows 256 MB"
             reg.refusals.append(f"{names[reply.daemon_id]}: {reply.reason}")
             continue
-        ports = ports_of(reply)
-        take = max(0, n - len(reg.kept))
-        reg.kept.extend(Kept(reply.daemon_id, p) for p in ports[:take])
+        offered[reply.daemon_id] = ports_of(reply)
+    # Of the slots that answered by the time n had, keep n spread evenly over their daemons
+    # (ties to the first to answer): each daemon then launches its share at the same time,
+    # rather than the first to answer launching most of a large job alone.
+    share = spread({d: len(p) for d, p in offered.items()}, n, list(offered))
+    for d, ports in offered.items():
+        take = share.get(d, 0)
+        reg.kept.extend(Kept(d, p) for p in ports[:take])
         if ports[take:]:
-            reg.extra[reply.daemon_id] = ports[take:]
+            reg.extra[d] = ports[take:]
     return reg
 
 
