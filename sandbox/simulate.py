@@ -241,7 +241,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
     last_cancel_check = started
 
     def on_line(kind: str, line: bytes) -> None:
-        text = line.decode("utf-8", "replace")
+        text = line.decode("utf-8", "backslashreplace")  # a byte that is not UTF-8 reads \xNN, as live
         if kind == "out":
             parts = text.split("\t", 3)
             if len(parts) == 4:

@@ -7,7 +7,14 @@ Sessions: numbered frames (`o`) at or below the last one processed are skipped (
 reconnection), the last one processed is acked to the daemon (every heartbeat, and at most
 every ACK_EVERY while frames come) and saved with the contact (Daemon.acked_seq, at most every
 TOUCH_EVERY), so a new connection, even to a restarted controller, resumes from there. A
-watchdog closes a link silent for SPLAYLAB_DAEMON_DEAD_AFTER seconds."""
+watchdog closes a link silent for SPLAYLAB_DAEMON_DEAD_AFTER seconds, and one that has not
+said hello within SPLAYLAB_DAEMON_HELLO_TIMEOUT.
+
+Journal first: the instances a hello does not account for are judged only once the frames the
+daemon held at hello (its `outbox_last`) are applied, so resent exits decide (services.Unlisted).
+A frame is data, never a crash: one the controller cannot store is still acked and recorded as
+an error line of its nodes (frames.frame_unstorable_record); only a database or channel layer
+that cannot be reached leaves it unacked, and the link is closed so the daemon resends it."""
 from __future__ import annotations
 
 import asyncio
@@ -21,23 +28,20 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from redis.exceptions import RedisError
 
-from jobs.models import JobInstance
-from jobs.services import instance_update
+from logs.frames import UNREACHABLE
 from logs.publisher import log_lines_publish, metric_chunks_publish
-from logs.services import log_lines_ingest
-from metrics.services import metric_lines_ingest
-from traces.services import LEVELS as TRACE_LEVELS, trace_lines_ingest
 
-from .actions import blacklist_addresses
 from .commands import daemon_group
+from .frames import frame_unstorable_record, hello_accept, instance_frame_apply, log_frame_ingest
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
 from .services import (
     Contact,
-    daemon_authenticate,
+    Unlisted,
     daemon_availability_set,
     daemon_disconnect,
-    daemon_hello,
+    daemon_unlisted_lose,
     daemons_touch,
 )
 
@@ -45,6 +49,10 @@ logger = logging.getLogger(__name__)
 
 CLOSE_REFUSED = 4001
 CLOSE_REPLACED = 4002
+CLOSE_NO_HELLO = 4008  # not `refused`: a daemon that was merely slow may dial again
+CLOSE_UNAVAILABLE = 1011  # the database or channel layer is away: the daemon resends later
+# Whatever else a frame raises, it is data the controller cannot store: acked, recorded.
+OFF_THREAD = {"thread_sensitive": False}  # the hot path, off Channels' one shared database thread
 TOUCH_EVERY = 1.0  # seconds between two writes of the contacts this process heard
 ACK_EVERY = 0.5  # seconds: acks while frames come (every heartbeat is acked too)
 
@@ -76,11 +84,6 @@ class ContactBook:
 CONTACTS = ContactBook()
 
 
-def _job_nodes(daemon_id: int, job_id: int) -> set[int]:
-    return set(JobInstance.objects.filter(job_id=job_id, daemon_id=daemon_id, node__isnull=False)
-               .values_list("node", flat=True))
-
-
 class DaemonConsumer(AsyncJsonWebsocketConsumer):
     daemon_id: int | None = None
     daemon_name: str = ""
@@ -93,8 +96,24 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         self.last_ack = 0.0
         self.health: dict[str, float] = {}  # load, rtt_ms of the last heartbeat
         self.watchdog: asyncio.Task[None] | None = None
+        self.unlisted: Unlisted | None = None  # the hello's verdict, waiting for the replay
+        self.said_hello = False
         self.closed = False
         await self.accept()
+        self.hello_timer = asyncio.create_task(self.wait_hello())
+
+    async def wait_hello(self) -> None:
+        """Close a connection that never says hello (it would hold a socket for good)."""
+        await asyncio.sleep(settings.SPLAYLAB_DAEMON_HELLO_TIMEOUT)
+        if not self.said_hello and not self.closed:
+            logger.warning("daemon connection from %s said no hello within %g s: closing it",
+                           self._peer(), settings.SPLAYLAB_DAEMON_HELLO_TIMEOUT)
+            self.closed = True
+            await self.close(code=CLOSE_NO_HELLO)
+
+    def _peer(self) -> str | None:
+        client = self.scope.get("client")
+        return str(client[0]) if client else None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None,
                       **kwargs: Any) -> None:
@@ -113,26 +132,72 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             return
         self.last_frame = time.monotonic()
         if self.daemon_id is None:
-            await self.on_hello(content)
+            self.said_hello = True
+            try:
+                await self.on_hello(content)
+            except UNREACHABLE + (RedisError, OSError) as exc:
+                await self.unavailable("hello", exc)
             return
         kind = content.get("type")
         handler = {"heartbeat": self.on_heartbeat, "reply": self.on_reply, "log": self.on_log,
                    "instance": self.on_instance, "availability": self.on_availability,
                    }.get(kind if isinstance(kind, str) else "")
         number = content.get("o")
-        if isinstance(number, int) and not isinstance(number, bool):
-            if number <= self.acked:
-                handler = None  # sent again after a reconnection: already applied
-            else:
-                self.acked = number
-        elif handler is None:
+        numbered = isinstance(number, int) and not isinstance(number, bool)
+        if numbered and number <= self.acked:
+            handler = None  # sent again after a reconnection: already applied
+        elif not numbered and handler is None:
             logger.warning("daemon %s sent unknown frame type %r", self.daemon_name, kind)
         if handler is not None:
-            await handler(content)
+            try:
+                await handler(content)
+            except UNREACHABLE + (RedisError, OSError) as exc:
+                await self.unavailable(f"{kind} frame {number}", exc)  # not acked: resent later
+                return
+            except Exception as exc:  # noqa: BLE001 - data the controller cannot store: never block
+                await self.on_unstorable(content, exc)
+        if numbered and number > self.acked:
+            self.acked = number
+            if self.unlisted is not None and number >= self.unlisted.replay_until:
+                try:
+                    await self.judge_unlisted()
+                except UNREACHABLE as exc:  # the next hello judges again
+                    await self.unavailable("the hello's verdict", exc)
+                    return
         CONTACTS.note(Contact(self.daemon_id, self.channel_name, self.acked,
                               self.health.get("load"), self.health.get("rtt_ms")))
         if self.acked and time.monotonic() - self.last_ack >= ACK_EVERY:
             await self.send_ack()
+
+    async def unavailable(self, what: str, exc: BaseException) -> None:
+        """The database or Redis is away: close the link unacked; the daemon dials again
+        (with backoff) and resends from its journal once the controller is whole."""
+        logger.warning("daemon %s: %s not processed (%s: %s): closing the link, the daemon will resend",
+                       self.daemon_name or self._peer(), what, type(exc).__name__, exc)
+        self.closed = True
+        await self.close(code=CLOSE_UNAVAILABLE)
+
+    async def on_unstorable(self, content: dict[str, Any], exc: Exception) -> None:
+        logger.exception("daemon %s: %s frame %s cannot be stored; acked, recorded on its nodes",
+                         self.daemon_name, content.get("type"), content.get("o"))
+        why = f"{type(exc).__name__}: {str(exc)[:300]}"
+        try:
+            notes = await database_sync_to_async(frame_unstorable_record, **OFF_THREAD)(
+                daemon_id=self.daemon_id, content=content, error=why)
+            job = content.get("job")
+            if notes and isinstance(job, int):
+                await log_lines_publish(job, notes)
+        except Exception:  # noqa: BLE001 - the frame stays acked: the journal must move on
+            logger.exception("daemon %s: recording an unstorable frame failed too", self.daemon_name)
+
+    async def judge_unlisted(self) -> None:
+        """The replay the hello announced is applied: what it did not end is LOST."""
+        unlisted, self.unlisted = self.unlisted, None
+        if unlisted is not None:
+            lost = await database_sync_to_async(daemon_unlisted_lose)(unlisted=unlisted)
+            if lost:
+                logger.info("daemon %s: %d instances not listed at hello nor ended by its journal: LOST",
+                            self.daemon_name, len(lost))
 
     async def send_ack(self, echo: Any = None) -> None:
         self.last_ack = time.monotonic()
@@ -142,6 +207,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(frame)
 
     async def refuse(self, reason: str) -> None:
+        self.closed = True
         await self.send_json({"type": "refused", "reason": reason})
         await self.close(code=CLOSE_REFUSED)
 
@@ -149,31 +215,33 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         if content.get("type") != "hello":
             await self.refuse("expected hello")
             return
-        daemon, refusal = await database_sync_to_async(daemon_authenticate)(key=str(content.get("key") or ""))
-        if daemon is None:
-            await self.refuse(refusal)
+        accepted = await database_sync_to_async(hello_accept)(
+            content=content, peer=self._peer(), channel_name=self.channel_name)
+        result = accepted.result
+        if result is None:
+            await self.refuse(accepted.refusal)
             return
-        client = self.scope.get("client") or [None]
-        result = await database_sync_to_async(daemon_hello)(
-            daemon_id=daemon.id, hello=content, channel_name=self.channel_name, ip=client[0])
         self.daemon_id, self.daemon_name = result.daemon_id, result.name
         await self.channel_layer.group_add(daemon_group(result.daemon_id), self.channel_name)
         if result.previous_channel:
             close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
             await self.channel_layer.send(result.previous_channel, close)
         self.acked = result.acked
-        blacklist = await database_sync_to_async(blacklist_addresses)()
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
                               "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
-                              "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER, "blacklist": blacklist})
+                              "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER,
+                              "blacklist": accepted.blacklist})
         self.last_frame = time.monotonic()  # the hello may have waited long on a busy database
         self.watchdog = asyncio.create_task(self.watch())
         for job_id in result.stale_jobs:  # runs there, but the controller gave up on it
             await self.send_json({"type": "stop", "ref": uuid.uuid4().hex, "job": job_id})
         for job_id, ports in result.stale_ports.items():  # nodes replaced meanwhile
             await self.send_json({"type": "free", "ref": uuid.uuid4().hex, "job": job_id, "ports": ports})
-        logger.info("daemon %s %s session %s", result.name,
-                    "resumed" if result.resumed else "started", result.session)
+        logger.info("daemon %s %s session %s at %s", result.name,
+                    "resumed" if result.resumed else "started", result.session, accepted.address)
+        self.unlisted = result.unlisted
+        if self.unlisted is not None and self.unlisted.replay_until <= self.acked:
+            await self.judge_unlisted()  # nothing to replay (or an older daemon): judge now
 
     async def watch(self) -> None:
         """Close a link silent for dead_after seconds: TCP may take minutes to notice."""
@@ -212,41 +280,22 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.send(reply_to, message)
 
     async def on_log(self, content: dict[str, Any]) -> None:
-        try:
-            job_id = int(content["job"])
-        except (KeyError, TypeError, ValueError):
-            return
+        job_id = content.get("job")
         lines = content.get("lines")
-        if not isinstance(lines, list) or not lines:
+        if not isinstance(job_id, int) or isinstance(job_id, bool) or not isinstance(lines, list) or not lines:
             return
-        nodes = self.nodes.get(job_id)
-        if not nodes:
-            nodes = await database_sync_to_async(_job_nodes)(self.daemon_id, job_id)
-            if nodes:
-                self.nodes[job_id] = nodes
-        if any(isinstance(ln, dict) and ln.get("level") == "metric" for ln in lines):
-            metrics = await database_sync_to_async(metric_lines_ingest)(job_id=job_id, nodes=nodes,
-                                                                         raw_lines=lines)
-            await metric_chunks_publish(job_id, metrics["chunks"])
-            lines = lines + metrics["rejected"]  # kept as warnings that say why
-        if any(isinstance(ln, dict) and ln.get("level") in TRACE_LEVELS for ln in lines):
-            traces = await database_sync_to_async(trace_lines_ingest)(job_id=job_id, nodes=nodes,
-                                                                       raw_lines=lines)
-            lines = lines + traces["rejected"]
-        stored = await database_sync_to_async(log_lines_ingest)(job_id=job_id, nodes=nodes,
-                                                                 raw_lines=lines)
-        await log_lines_publish(job_id, stored)
+        nodes, stored = await database_sync_to_async(log_frame_ingest, **OFF_THREAD)(
+            daemon_id=self.daemon_id, job_id=job_id, nodes=self.nodes.get(job_id), lines=lines)
+        if nodes:
+            self.nodes[job_id] = nodes
+        # The live view is best effort (the database is the truth): a publish that fails is
+        # not a reason to process the frame again.
+        with contextlib.suppress(RedisError, OSError):
+            await metric_chunks_publish(job_id, stored.chunks)
+            await log_lines_publish(job_id, stored.lines)
 
     async def on_instance(self, content: dict[str, Any]) -> None:
-        try:
-            job_id, node = int(content["job"]), int(content["node"])
-            exit_code = None if content.get("exit_code") is None else int(content["exit_code"])
-        except (KeyError, TypeError, ValueError):
-            return
-        await database_sync_to_async(instance_update)(
-            daemon_id=self.daemon_id, job_id=job_id, node=node, state=str(content.get("state")),
-            exit_code=exit_code, reason=str(content.get("reason") or ""),
-            churn=content.get("churn") if isinstance(content.get("churn"), dict) else None)
+        await database_sync_to_async(instance_frame_apply)(daemon_id=self.daemon_id, content=content)
 
     # Channel-layer handlers (type "daemon.command" → daemon_command).
     async def daemon_command(self, event: DaemonCommandMessage) -> None:
@@ -262,6 +311,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         await self.refuse(event["reason"])
 
     async def disconnect(self, code: int) -> None:
+        self.hello_timer.cancel()
         if self.watchdog is not None and self.watchdog is not asyncio.current_task():
             self.watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -269,7 +319,10 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         self.closed = True
         if self.daemon_id is not None:
             daemon_id, self.daemon_id = self.daemon_id, None  # once, whoever calls first
-            await self.channel_layer.group_discard(daemon_group(daemon_id), self.channel_name)
-            await database_sync_to_async(daemon_disconnect)(daemon_id=daemon_id,
-                                                            channel_name=self.channel_name,
-                                                            acked=self.acked, **self.health)
+            try:
+                await self.channel_layer.group_discard(daemon_group(daemon_id), self.channel_name)
+                await database_sync_to_async(daemon_disconnect)(daemon_id=daemon_id,
+                                                                channel_name=self.channel_name,
+                                                                acked=self.acked, **self.health)
+            except UNREACHABLE + (RedisError, OSError) as exc:  # its next hello sets the row right
+                logger.warning("daemon %s: recording its disconnection failed (%s)", daemon_id, exc)

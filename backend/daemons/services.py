@@ -53,12 +53,25 @@ class HelloResult:
     # What the daemon runs but should not: whole jobs to stop, or some nodes' ports to free.
     stale_jobs: list[int] = field(default_factory=list)
     stale_ports: dict[int, list[int]] = field(default_factory=dict)
+    # Instances the hello does not account for, lost unless the daemon's resent journal says
+    # how they ended (daemon_unlisted_lose, once the frames up to `replay_until` are applied).
+    unlisted: Unlisted | None = None
+
+
+@dataclass(frozen=True)
+class Unlisted:
+    """A hello's verdict, deferred until the daemon's journal is replayed: the instances in
+    `ids` still in one of `states` then are LOST with `reason`."""
+    ids: tuple[int, ...]
+    states: tuple[str, ...]
+    reason: str
+    replay_until: int  # the hello's outbox_last: the last numbered frame the daemon held (0: none)
 
 
 def _int(value: Any, default: int = 0) -> int:
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
 
 
@@ -73,7 +86,12 @@ def _lose(qs: Any, reason: str) -> set[int]:
     return jobs
 
 
-def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip: str | None) -> HelloResult:
+def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip: str) -> HelloResult:
+    """A daemon said hello (its key already authenticated, `ip` decided by
+    daemons.addresses.hello_address): a resumed or new session. The instances the hello does
+    not account for (resumed: RUNNING here but not listed; new session: every active one) are
+    not judged here but returned as `unlisted`: the daemon's journal, resent after `welcome`,
+    may hold how they ended, and what it says comes first (daemon_unlisted_lose)."""
     now = timezone.now()
     unseen_after = timedelta(seconds=settings.SPLAYLAB_DAEMON_UNSEEN_AFTER)
     listed_raw = hello.get("instances") if isinstance(hello.get("instances"), list) else []
@@ -87,16 +105,17 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
         if resumed:
             # Sessions survive short disconnections: what the daemon still runs stays RUNNING,
             # and reservations stay (a daemon lists only running instances).
-            missing = [i.id for i in active.filter(node__isnull=False, state=IState.RUNNING)
-                       if (i.job_id, i.node) not in listed]
-            lost_jobs = _lose(JobInstance.objects.filter(id__in=missing),
-                              f"daemon {daemon.name} no longer runs it after reconnecting")
+            missing = tuple(i.id for i in active.filter(node__isnull=False, state=IState.RUNNING)
+                            if (i.job_id, i.node) not in listed)
+            unlisted = Unlisted(missing, (IState.RUNNING,),
+                                f"daemon {daemon.name} no longer runs it after reconnecting", 0)
             session = daemon.session
         else:
-            lost_jobs = _lose(active, f"daemon {daemon.name} restarted (new session)")
+            unlisted = Unlisted(tuple(active.values_list("id", flat=True)), tuple(JobInstance.ACTIVE),
+                                f"daemon {daemon.name} restarted (new session)", 0)
             session = uuid.uuid4().hex
-        still = set(JobInstance.objects.filter(daemon=daemon, state__in=list(JobInstance.ACTIVE),
-                                               node__isnull=False).values_list("job_id", "node"))
+        still = set(active.filter(node__isnull=False).exclude(id__in=unlisted.ids)
+                    .values_list("job_id", "node"))
         stale_pairs = {(job, node) for job, node in listed if (job, node) not in still}
         kept_jobs = {job for job, _ in still}
         # A job still active here loses only its stale nodes (e.g. replaced while the daemon was
@@ -108,8 +127,7 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
                 stale_ports.setdefault(inst.job_id, []).append(inst.port)
         previous = daemon.channel_name if daemon.channel_name != channel_name else ""
         ports = hello.get("ports") if isinstance(hello.get("ports"), list) else []
-        # The hello's ip is the address other nodes must use; else the socket's peer.
-        daemon.ip = str(hello.get("ip") or ip or daemon.ip or "127.0.0.1")
+        daemon.ip = ip
         daemon.max_instances = max(0, _int(hello.get("max_instances"), daemon.max_instances))
         if len(ports) == 2:
             daemon.port_lo, daemon.port_hi = _int(ports[0]), _int(ports[1])
@@ -123,10 +141,24 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
         daemon.last_contact = now
         daemon.channel_name = channel_name
         daemon.save()
-    for job_id in sorted(lost_jobs):
-        job_finish_if_done(job_id)
+    replay_until = max(0, _int(hello.get("outbox_last"), 0))
     return HelloResult(daemon.id, daemon.name, session, resumed, previous, daemon.acked_seq,
-                       stale, stale_ports)
+                       stale, stale_ports,
+                       Unlisted(unlisted.ids, unlisted.states, unlisted.reason, replay_until)
+                       if unlisted.ids else None)
+
+
+def daemon_unlisted_lose(*, unlisted: Unlisted) -> list[int]:
+    """The hello's verdict, after the daemon's resent journal was applied: the instances it
+    did not account for and whose end the journal did not report are LOST. Returns them."""
+    with transaction.atomic():
+        qs = JobInstance.objects.select_for_update().filter(id__in=list(unlisted.ids),
+                                                            state__in=list(unlisted.states))
+        lost = list(qs.values_list("id", flat=True))
+        jobs = _lose(JobInstance.objects.filter(id__in=lost), unlisted.reason)
+    for job_id in sorted(jobs):
+        job_finish_if_done(job_id)
+    return lost
 
 
 def _owner_fields(daemon: Daemon, hello: dict[str, Any]) -> None:

@@ -32,9 +32,8 @@ from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
 from lib.network import netmodel
 from logs.publisher import job_state_publish, log_lines_publish, metric_chunks_publish
-from logs.services import log_lines_ingest
-from metrics.services import metric_lines_ingest
-from traces.services import trace_lines_ingest
+from logs.frames import frame_ingest
+from logs.text import storable_text
 
 from .churn import network_overlay, plan_load
 from .models import Job, JobInstance
@@ -97,16 +96,13 @@ class _Run:
         job_id = self.job.id
         lines, self.lines = self.lines, []
         if lines:
-            metrics = metric_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines)
-            if metrics["chunks"]:
-                async_to_sync(metric_chunks_publish)(job_id, metrics["chunks"])
             # trace rows carry virtual seconds: stored, like every `t`, as the job's start plus them
             # (a simulation is always traced, docs/trace.md)
-            traces = trace_lines_ingest(job_id=job_id, nodes=None, raw_lines=lines, t_offset=self.epoch)
-            stored = log_lines_ingest(job_id=job_id, nodes=None,
-                                      raw_lines=lines + metrics["rejected"] + traces["rejected"])
-            if stored:
-                async_to_sync(log_lines_publish)(job_id, stored)
+            stored = frame_ingest(job_id=job_id, nodes=None, raw_lines=lines, t_offset=self.epoch)
+            if stored.chunks:
+                async_to_sync(metric_chunks_publish)(job_id, stored.chunks)
+            if stored.lines:
+                async_to_sync(log_lines_publish)(job_id, stored.lines)
         for ev in self.churn:
             text = churn_text(f"node {ev['node']}", ev["event"], ev["graceful"])
             churn_event_add(self.job, node=ev["node"], event=ev["event"], t=ev["t"], planned=ev["planned"],
@@ -121,7 +117,8 @@ class _Run:
         for node, (state, code, reason) in self.ends.items():
             inst = rows.get(node)
             if inst is not None:
-                inst.state, inst.exit_code, inst.exit_reason = state, code, reason
+                inst.state, inst.exit_code = state, code
+                inst.exit_reason = storable_text(reason, limit=2000)  # node text: NUL escaped
         JobInstance.objects.bulk_update(list(rows.values()), ["state", "exit_code", "exit_reason"])
         self.ends = {}
 

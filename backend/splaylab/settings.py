@@ -37,6 +37,12 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:63790/0")
 SPLAYLAB_HEARTBEAT = float(os.environ.get("SPLAYLAB_HEARTBEAT", "2"))
 SPLAYLAB_DAEMON_DEAD_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_DEAD_AFTER", "6"))
 SPLAYLAB_DAEMON_UNSEEN_AFTER = float(os.environ.get("SPLAYLAB_DAEMON_UNSEEN_AFTER", "120"))
+# A daemon websocket that has not said hello within this many seconds is closed.
+SPLAYLAB_DAEMON_HELLO_TIMEOUT = float(os.environ.get("SPLAYLAB_DAEMON_HELLO_TIMEOUT", "10"))
+# Peers (addresses or CIDRs, comma-separated) whose daemons may advertise another `ip` than the
+# one they connect from (a NAT gateway in front of a lab); loopback always may. Elsewhere the
+# connection's address wins (daemons.addresses, docs/decisions.md "A daemon's address").
+SPLAYLAB_DAEMON_TRUSTED_PEERS = _env_list("SPLAYLAB_DAEMON_TRUSTED_PEERS", "")
 # SPLAY section 5.6: REGISTER this many times the nodes a job needs, keep the first to answer.
 SPLAYLAB_SUPERSET = float(os.environ.get("SPLAYLAB_SUPERSET", "1.25"))
 # Addresses no node may reach, besides the controller's own (comma-separated IPs or CIDRs);

@@ -2,7 +2,7 @@
 
 Connects OUT with the websockets client (wss:// verifies the controller's certificate against
 the system's CAs or the config's `ca_file`), sends `hello` (session to resume, instances still
-running, the owner's labels, limits and availability), waits for `welcome` or `refused`, then
+running, the journal's newest frame, the owner's labels, limits and availability), waits for `welcome` or `refused`, then
 runs four tasks until the socket closes: receive commands (handled in order, each answered once
 with its `ref`) and acks, send the outbox (from above the controller's `acked`: the journal
 resends what it missed), send a heartbeat every `heartbeat` seconds, and watch the link: a link
@@ -86,6 +86,9 @@ class Connection:
             "max_instances": c.max_instances,
             "ports": list(c.ports),
             "instances": self.jobs.hello_instances(),
+            # The journal's newest frame: the controller judges instances missing from
+            # `instances` only after applying the resent frames up to it (their exits first).
+            "outbox_last": self.outbox.last_held(),
             "sandbox": self.jobs.isolation.backend,
             **self.jobs.hello_owner(),  # labels, limits (the owner's ceilings), availability
         }

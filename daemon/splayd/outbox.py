@@ -9,8 +9,8 @@ resends what lies above the controller's `acked`, in order, reading back from di
 (docs/architecture.md, "Sessions"). So a cut link or a controller restart loses nothing and
 the controller can skip what it already has.
 
-Log lines are batched per job and journaled every tick (0.1 s, by the server) or at 200
-lines; a job's pending lines are always journaled before one of its `instance` frames, so the
+Log lines are batched per job and journaled every tick (0.1 s, by the server), at 200
+lines or at 1 MB of text; a job's pending lines are always journaled before one of its `instance` frames, so the
 controller has every line of an instance when it learns that it ended. When the journal grows
 past `max_bytes` (a very long outage, a log flood) its oldest segment is dropped: its log lines
 are counted in `dropped_lines` and leave a gap in `seq`; its `instance` frames are journaled
@@ -33,6 +33,8 @@ logger = logging.getLogger("splayd")
 
 Message = dict[str, Any]
 BATCH_LINES = 200
+BATCH_BYTES = 1024 * 1024  # a batch is sent once its text reaches this: frames stay far below
+# the websocket's 16 MB, whatever the line cap (JSON may escape a byte as six characters)
 MAX_BYTES = 256 * 1024 * 1024
 SEGMENT_BYTES = 1024 * 1024
 MAX_URGENT = 1000
@@ -156,6 +158,7 @@ class Outbox:
         self.urgent: deque[Message] = deque()
         self.tail: deque[Message] = deque()  # unsent numbered frames, contiguous, newest last
         self._batches: dict[int, list[Message]] = {}
+        self._batch_bytes: dict[int, int] = {}  # about the text a batch holds
         self._disk: tuple[int, Iterator[Message]] | None = None  # (next o it yields, reader)
         self._ready = asyncio.Event()
         self.send_o = self.journal.first_o  # next numbered frame to send
@@ -175,7 +178,9 @@ class Outbox:
     def log_line(self, job: int, line: Message) -> None:
         batch = self._batches.setdefault(job, [])
         batch.append(line)
-        if len(batch) >= self.batch_lines:
+        size = self._batch_bytes.get(job, 0) + len(line.get("text") or "") + 64
+        self._batch_bytes[job] = size
+        if len(batch) >= self.batch_lines or size >= BATCH_BYTES:
             self.flush_job(job)
 
     def instance(self, msg: Message) -> None:
@@ -184,6 +189,7 @@ class Outbox:
 
     def flush_job(self, job: int) -> None:
         lines = self._batches.pop(job, None)
+        self._batch_bytes.pop(job, None)
         if lines:
             self._append({"type": "log", "job": job, "lines": lines})
 
@@ -201,6 +207,12 @@ class Outbox:
         while self.tail and (len(self.tail) > TAIL_MAX or self.tail[0]["o"] < first):
             self.tail.popleft()  # still on disk, or dropped with its segment
         self._ready.set()
+
+    def last_held(self) -> int:
+        """The newest numbered frame still in the journal, 0 when it holds none: hello's
+        `outbox_last`. The controller judges the instances the hello does not list only once
+        it has applied the frames up to it, so the journal's exits come first."""
+        return self.journal.next_o - 1 if self.journal.segments else 0
 
     # the controller's side
     def ack(self, acked: int) -> None:

@@ -5,6 +5,8 @@ Anything else on stdout, and everything on stderr, is logged at level ``error``.
 """
 from __future__ import annotations
 
+import codecs
+
 LEVELS = frozenset({"debug", "info", "warning", "error", "print", "metric", "probe", "trace"})
 # The measurement plane (docs/trace.md): written by the runtime and the assignment's harness,
 # never by the app, bounded by the runtime (trace.max_events), so the app's log rate limit does
@@ -58,9 +60,18 @@ class LineSplitter:
         return []
 
 
+def decode_text(line: bytes, truncated: bool = False) -> str:
+    """A node's bytes as text, never an error: each byte that is not UTF-8 reads `\\xNN`
+    (backslashreplace: the bytes stay readable, not one U+FFFD for any); a NUL stays a NUL
+    (the controller shows it as `\\x00`, ../docs/decisions.md "Node output is data"). A line
+    cut at the byte limit drops the incomplete character the cut made."""
+    decoder = codecs.getincrementaldecoder("utf-8")("backslashreplace")
+    return decoder.decode(line, final=not truncated)
+
+
 def parse_record(line: bytes, truncated: bool = False, stream: str = "stdout") -> tuple[str, str]:
-    """One output line → (level, text). Invalid UTF-8 is replaced, never rejected."""
-    text = line.decode("utf-8", errors="replace")
+    """One output line → (level, text). Invalid UTF-8 is escaped (decode_text), never rejected."""
+    text = decode_text(line, truncated)
     if text.endswith("\r"):
         text = text[:-1]
     level = "error"

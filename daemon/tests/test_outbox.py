@@ -110,3 +110,27 @@ def test_a_failed_send_is_put_back_in_front() -> None:
     first = box.pop()
     box.push_front(first)
     assert [m["type"] for m in drain(box)] == ["log", "instance"]
+
+
+def test_a_batch_is_sent_once_its_text_reaches_1_mb() -> None:
+    box = Outbox()
+    for s in range(1, 41):  # 40 lines of 100 KB: 10 make a megabyte
+        box.log_line(7, {**line(1, s), "text": "x" * 100_000})
+    box.flush_logs()
+    assert [len(m["lines"]) for m in drain(box)] == [11, 11, 11, 7]
+
+
+def test_last_held_is_the_journals_newest_frame_and_0_once_all_are_acked(tmp_path) -> None:
+    box = Outbox(journal_dir=tmp_path)
+    assert box.last_held() == 0
+    box.log_line(7, line(1, 1))
+    box.instance({"type": "instance", "job": 7, "node": 1, "state": "ENDED"})
+    drain(box)
+    assert box.last_held() == 2  # sent, not acked: a new connection resends up to here
+    box.ack(1)
+    assert box.last_held() == 2
+    box.ack(2)
+    assert box.last_held() == 0  # nothing left to replay
+    box.log_line(7, line(1, 2))
+    box.flush_logs()
+    assert box.last_held() == 3

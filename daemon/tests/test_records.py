@@ -23,8 +23,14 @@ class TestParseRecord:
     def test_stderr_is_always_error_even_when_it_looks_like_a_record(self) -> None:
         assert parse_record(b"info\tx", stream="stderr") == ("error", "info\tx")
 
-    def test_invalid_utf8_is_replaced(self) -> None:
-        assert parse_record(b"print\t\xff\xfe") == ("print", "\ufffd\ufffd")
+    def test_invalid_utf8_is_escaped_byte_by_byte_and_nul_kept(self) -> None:
+        assert parse_record(b"print\t\xff\xfe") == ("print", "\\xff\\xfe")
+        assert parse_record("print\ta\x00b\xe9\u20ac".encode() + b"\xc3") == ("print", "a\x00b\xe9\u20ac\\xc3")
+
+    def test_a_cut_inside_a_character_drops_the_partial_character(self) -> None:
+        cut = "print\tx\u20ac".encode()[:-1]  # two of the euro sign's three bytes
+        assert parse_record(cut, truncated=True) == ("print", "x" + TRUNCATED_MARK)
+        assert parse_record(cut, truncated=False) == ("print", "x\\xe2\\x82")
 
     def test_truncated_lines_are_marked(self) -> None:
         assert parse_record(b"print\tabc", truncated=True) == ("print", "abc" + TRUNCATED_MARK)
