@@ -85,7 +85,7 @@ class RunningStack:
         time.sleep(down_for)
         argv, cwd = stack_mod.commands(self.cfg, sorted((self.var / "daemons").glob("lab-*.toml")))[part]
         log = open(self.var / "log" / f"{part}.log", "ab")
-        self.handle.children[part] = subprocess.Popen(argv, cwd=cwd, env=self.env, stdout=log,
+        self.handle.children[part] = subprocess.Popen(argv, cwd=cwd, env=stack_mod.part_env(part, self.env), stdout=log,
                                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                                       start_new_session=True)
         if part == "web":

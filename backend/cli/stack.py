@@ -1,7 +1,8 @@
 """`./splaylab up` and `./splaylab status`: the whole service on one machine.
 
 up: PostgreSQL + Redis under var/ (unless DATABASE_URL / REDIS_URL are set) → migrate →
-seed the demo course → web (uvicorn), Celery worker, simulation worker and beat, and two local splayd daemons,
+seed the demo course → web (uvicorn, SPLAYLAB_WEB_WORKERS processes on one port, each with a
+database pool of SPLAYLAB_DB_POOL connections), Celery worker, simulation worker and beat, and two local splayd daemons,
 each a child process logging to var/log/<part>.log with its pid in var/run/<part>.pid.
 Ctrl-C (or SIGTERM) stops the children, then the servers it started. A second `up` reuses var/.
 """
@@ -104,11 +105,40 @@ def sim_workers() -> str:
     return os.environ.get("SPLAYLAB_SIM_WORKERS") or str(os.cpu_count() or 1)
 
 
+def web_workers() -> int:
+    """Web processes behind the one port (uvicorn --workers): SPLAYLAB_WEB_WORKERS, else two
+    per core, at most 8. A request is mostly Python (Django, DRF, JSON) holding one core, and
+    a process's threads share one GIL: processes are what use every core."""
+    asked = os.environ.get("SPLAYLAB_WEB_WORKERS")
+    if asked:
+        if not asked.isdigit() or int(asked) < 1:
+            raise ValueError(f"SPLAYLAB_WEB_WORKERS: expected a number of processes >= 1, got {asked!r}")
+        return int(asked)
+    return min(8, 2 * (os.cpu_count() or 1))
+
+
+def web_pool() -> str:
+    """Database connections per web process (settings.SPLAYLAB_DB_POOL): SPLAYLAB_DB_POOL, else 8."""
+    return os.environ.get("SPLAYLAB_DB_POOL") or "8"
+
+
+def part_env(name: str, env: dict[str, str]) -> dict[str, str]:
+    """The environment of one part: the web processes get a database pool each (Celery's
+    forked children must not share one, settings.SPLAYLAB_DB_POOL)."""
+    if name == "web":
+        return {**env, "SPLAYLAB_DB_POOL": web_pool()}
+    return {**env, "SPLAYLAB_DB_POOL": "0"}
+
+
 def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[list[str], Path]]:
     venv_bin = cfg.root / ".venv" / "bin"
     parts = {
+        # several processes on one port (uvicorn's supervisor shares the socket); every state
+        # they share lives in PostgreSQL and Redis (channel layer, cache)
         "web": ([str(venv_bin / "uvicorn"), "splaylab.asgi:application", "--host", cfg.host,
-                 "--port", str(cfg.port), "--no-access-log",
+                 "--port", str(cfg.port), "--no-access-log", "--workers", str(web_workers()),
+                 # a worker busy under load (a class, a 1,000-node deploy) is not a hung one
+                 "--timeout-worker-healthcheck", "60",
                  *(["--ssl-certfile", cfg.tls_cert, "--ssl-keyfile", cfg.tls_key] if cfg.tls_cert else [])],
                 cfg.backend),
         "worker": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO",
@@ -156,7 +186,7 @@ class Stack:
             if name.startswith("lab-"):
                 wait_http(self.cfg.url + "/api/auth/me/", 60, self.cfg.tls_ca or self.cfg.tls_cert or None)  # daemons need the web server
             log = open(log_dir / f"{name}.log", "ab")
-            self.children[name] = subprocess.Popen(argv, cwd=cwd, env=env, stdout=log,
+            self.children[name] = subprocess.Popen(argv, cwd=cwd, env=part_env(name, env), stdout=log,
                                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                                    start_new_session=True)
             (run_dir / f"{name}.pid").write_text(str(self.children[name].pid))

@@ -142,7 +142,16 @@ TEMPLATES = [
     },
 ]
 
+# Database connections (docs/decisions.md, "Web tier"): SPLAYLAB_DB_POOL > 0 gives each process a
+# psycopg pool of at most that many connections, reused across requests (a new PostgreSQL
+# connection per request costs several ms and a backend process). The web processes of the
+# stack get one (cli/stack.py); Celery, manage.py and tests keep a connection per use (0):
+# forked Celery children must not share a parent's pool.
+SPLAYLAB_DB_POOL = int(os.environ.get("SPLAYLAB_DB_POOL", "0"))
 DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+if SPLAYLAB_DB_POOL > 0:
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": min(2, SPLAYLAB_DB_POOL), "max_size": SPLAYLAB_DB_POOL, "timeout": 30}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 
