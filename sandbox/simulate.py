@@ -127,12 +127,13 @@ def _daemon_importable() -> None:
         sys.path.insert(0, str(DAEMON_DIR))
 
 
-def output_limits(given: Any = None) -> Any:
-    """The job's output limits (daemon/splayd/output_limits.py: the daemon's, one definition);
-    None: the defaults."""
+def output_limits(given: Any = None, lines_per_second: int | None = None, max_size: int | None = None) -> Any:
+    """The job's output limits (daemon/splayd/output_limits.py: the daemon's, one definition):
+    `given`, else the defaults, lowered by what a descriptor asks (lines_per_second, max_size;
+    a ValueError in the daemon's words when it asks more)."""
     _daemon_importable()
-    from splayd.output_limits import OutputLimits
-    return given if given is not None else OutputLimits()
+    from splayd.output_limits import OutputLimits, within
+    return within(given if given is not None else OutputLimits(), lines_per_second, max_size, "the simulator")
 
 
 def bootstrap_list(nodes: list[Any], list_type: str, list_size: int, seed: int, position: int) -> list[Any]:

@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .records import MAX_LINE_BYTES, TRUNCATED_MARK
+
 MB = 1024 * 1024
 LINES_PER_SECOND = 1000   # per node: the daemon's `log_lines_per_second` default and ceiling
 MAX_SIZE = 50 * MB        # per job: the daemon's `log_max_size_mb` default and ceiling
@@ -64,7 +66,8 @@ class OutputLimits:
         """sim.json's "output": the same numbers and words for sim.lua (one definition)."""
         return {"lines_per_second": self.lines_per_second, "max_size": self.max_size, "window": WINDOW_S,
                 "rate_one": rate_text(1), "rate_many": rate_text(2).replace("2", "%d", 1),
-                "budget_text": budget_text(self.max_size)}
+                "budget_text": budget_text(self.max_size), "max_line": MAX_LINE_BYTES,
+                "truncated_mark": TRUNCATED_MARK}
 
 
 class LimitError(ValueError):
