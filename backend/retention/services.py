@@ -20,6 +20,7 @@ from django.conf import settings
 from django.db import connection, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from rest_framework.exceptions import PermissionDenied
 
 from accounts.models import User
 from jobs.models import Job
@@ -304,8 +305,6 @@ def retention_sweep(*, now: datetime | None = None, max_rows: int | None = None)
 def job_keep_set(*, user: User, job: Job, keep: bool) -> JobRetention:
     """Staff of the owner's course mark a job "keep" (or lift it): no rule prunes a kept job.
     What was pruned before stays pruned."""
-    from rest_framework.exceptions import PermissionDenied
-
     if not may_keep(user=user, job=job):
         raise PermissionDenied("only the instructors and TAs of the job owner's course may keep a job")
     with transaction.atomic():
