@@ -177,6 +177,10 @@ def _no_code(body: Any) -> None:
     assert all("code" not in job for job in body), "the job list must not carry code"
 
 
+def _no_source(body: Any) -> None:
+    assert all("source" not in s and "report" not in s for s in body), "a list of submissions carries no code"
+
+
 JOB = "/api/jobs/{job}/"
 WORKSPACE = "/api/workspaces/{workspace}/"
 COURSE = "/api/courses/{course}/"
@@ -211,7 +215,7 @@ CASES: list[Case] = [
     Case("assignment-detail", "patch", ASSIGNMENT, course_instructor(200), lambda w, actor: {"summary": "new"}),
     Case("assignment-regrade", "post", ASSIGNMENT + "regrade/", course_staff(202)),
     Case("submission-list", "get", ASSIGNMENT + "submissions/", members(200), item=lambda w: w.submission.id,
-         item_seen_by=frozenset({A, TA, INSTRUCTOR})),
+         item_seen_by=frozenset({A, TA, INSTRUCTOR}), check=_no_source),
     Case("submission-list", "post", ASSIGNMENT + "submissions/", members(201),
          lambda w, actor: {"source": "print('mine')\n"}),
     Case("submission-detail", "get", "/api/submissions/{submission}/", owner_and_staff(200)),
