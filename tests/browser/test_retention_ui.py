@@ -79,3 +79,27 @@ def test_the_instructor_sees_disk_use_and_the_owner_downloads_the_archive(page: 
     assert archive.read("code/app.lua").decode() == APP
     texts = sorted(json.loads(x)["text"] for x in archive.read("logs.jsonl").decode().splitlines())
     assert texts == sorted(f"retained line {i} of node {n}" for i in (1, 2, 3) for n in (1, 2))
+
+
+def test_a_pruned_job_says_why_its_logs_are_gone(page: Page, stack) -> None:
+    (demo,) = [c for c in stack.api("GET", "/api/courses/", token=stack.teacher_token)
+               if c["slug"] == "distributed-systems-demo"]
+    token = stack.user_create("pruned-ui-student")
+    stack.api("POST", "/api/courses/join/", {"code": demo["join_code"]}, token=token)
+    job = stack.api("POST", "/api/jobs/", {"code": APP, "nodes": 1, "duration": 10, "mode": "sim"}, token=token)
+    wait_ended(stack, job["id"], token)
+    # the job ended 40 days ago, past the demo course's 30 days
+    stack.manage("shell", "-c", (
+        "from datetime import timedelta; from django.utils import timezone; from jobs.models import Job; "
+        f"Job.objects.filter(id={job['id']}).update(ended_at=timezone.now() - timedelta(days=40))"))
+    sweep = json.loads(stack.manage("retention_sweep").strip().splitlines()[-1])
+    assert job["id"] in sweep["pruned_by_age"]
+
+    login(page, "pruned-ui-student", "pw-pruned-ui-student")
+    page.goto(f"/jobs/{job['id']}")
+    why = re.compile(r"Logs, metrics and traces pruned on \d{4}-\d\d-\d\d \(retention 30 days after the job ended, "
+                     r"course Distributed Systems \(demo\)\): 3 log lines\.")
+    expect(page.get_by_test_id("job-pruned-note")).to_have_text(re.compile(why.pattern))
+    expect(page.get_by_test_id("log-pruned-note")).to_have_text(re.compile(why.pattern))
+    expect(page.get_by_test_id("job-state")).to_have_text("ENDED")
+    expect(page.get_by_test_id("job-prune-after")).to_have_count(0)

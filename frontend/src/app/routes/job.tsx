@@ -10,6 +10,7 @@ import { LogPanel } from "@/features/logs/components/log-panel";
 import { MetricsPanel } from "@/features/metrics/components/metrics-panel";
 import { useMetricStream } from "@/features/metrics/hooks/use-metric-stream";
 import { JobRetentionPanel } from "@/features/retention/components/job-retention-panel";
+import { PrunedNotice } from "@/features/retention/components/pruned-notice";
 import type { Job } from "@/types/api";
 
 /** How plots name a run (the same form as the label of `/api/jobs/<id>/metrics/`). */
@@ -51,6 +52,7 @@ export function JobRoute() {
         {job.churn && <ChurnPanel jobId={job.id} churn={job.churn} endedAt={job.ended_at} active={!isTerminal(job)} />}
         <MetricsPanel store={metrics.store} version={metrics.version} history={metrics.history}
           jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} timeOrigin={timeOrigin(job)} />
+        <PrunedNotice jobId={job.id} ended={isTerminal(job)} />
         <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} />
       </div>
     </div>
