@@ -13,8 +13,9 @@ import time
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from rest_framework.exceptions import Throttled
 from rest_framework.request import Request
+
+from lib.errors import ApplicationError
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,8 @@ def attempts_check(limits: list[AttemptLimit]) -> None:
         state = cache.get(lim.cache_key)
         if state and state[0] >= lim.limit:
             wait = max(1, int(state[1] + lim.window - now + 0.999))
-            raise Throttled(wait=wait, detail=f"too many {lim.what} ({state[0]} in {lim.window:g} s): "
-                                              f"try again in {wait} s")
+            raise ApplicationError(f"too many {lim.what} ({state[0]} in {lim.window:g} s): try again in {wait} s",
+                                   status_code=429, headers={"Retry-After": str(wait)})
 
 
 def attempt_failed(limits: list[AttemptLimit]) -> None:
