@@ -21,6 +21,7 @@ The rlimits of instances.py apply in both cases (they are inherited through bwra
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import shutil
@@ -73,6 +74,15 @@ class Isolation:
 
 
 def bwrap_argv(bwrap: str, sandbox_dir: Path, luajit: str, workdir: Path) -> list[str]:
+    work = str(workdir)
+    root = ["--cap-drop", "ALL"] if os.geteuid() == 0 else []
+    return [*_bwrap_prefix(bwrap, str(sandbox_dir), luajit), "--bind", work, work, "--chdir", work, *root, "--"]
+
+
+@functools.lru_cache(maxsize=8)
+def _bwrap_prefix(bwrap: str, sandbox_dir: str, luajit: str) -> tuple[str, ...]:
+    """The part of bwrap's command line that is the same for every node (the host's layout,
+    looked up once: a START of 500 nodes otherwise stats the same paths 500 times)."""
     args = [bwrap, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--unshare-cgroup-try", "--ro-bind", "/usr", "/usr"]
     for top in TOP_DIRS:
@@ -90,11 +100,7 @@ def bwrap_argv(bwrap: str, sandbox_dir: Path, luajit: str, workdir: Path) -> lis
     luajit_dir = os.path.dirname(os.path.realpath(luajit))
     if not (luajit_dir + "/").startswith(("/usr/", "/bin/", "/lib")):
         args += ["--ro-bind", luajit_dir, luajit_dir]
-    work = str(workdir)
-    args += ["--bind", work, work, "--chdir", work]
-    if os.geteuid() == 0:
-        args += ["--cap-drop", "ALL"]
-    return args + ["--"]
+    return tuple(args)
 
 
 def probe_bwrap(bwrap: str, sandbox_dir: Path, luajit: str, scratch: Path) -> str | None:

@@ -39,6 +39,7 @@ class Job:
     # each reported RUNNING or FAILED as it starts. `stopping`: no further node is launched.
     launch: asyncio.Task[None] | None = None
     stopping: bool = False
+    json_parts: dict[Any, Any] = field(default_factory=dict)  # job.json's shared parts (workdir.py)
 
     def deadline(self) -> float | None:
         """A churn job's end on the monotonic clock: its duration or the scenario's stop."""
