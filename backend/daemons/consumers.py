@@ -51,7 +51,8 @@ CLOSE_REFUSED = 4001
 CLOSE_REPLACED = 4002
 CLOSE_NO_HELLO = 4008  # not `refused`: a daemon that was merely slow may dial again
 CLOSE_UNAVAILABLE = 1011  # the database or channel layer is away: the daemon resends later
-# Whatever else a frame raises, it is data the controller cannot store: acked, recorded.
+# (whatever else a frame raises, it is data the controller cannot store: acked, recorded)
+AWAY = UNREACHABLE + (RedisError, OSError)
 OFF_THREAD = {"thread_sensitive": False}  # the hot path, off Channels' one shared database thread
 TOUCH_EVERY = 1.0  # seconds between two writes of the contacts this process heard
 ACK_EVERY = 0.5  # seconds: acks while frames come (every heartbeat is acked too)
@@ -124,7 +125,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
     async def decode_json(cls, text_data: str) -> Any:
         try:
             return json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # deep nesting too: ignored like any non-object frame
             return None
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
@@ -135,7 +136,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             self.said_hello = True
             try:
                 await self.on_hello(content)
-            except UNREACHABLE + (RedisError, OSError) as exc:
+            except AWAY as exc:
                 await self.unavailable("hello", exc)
             return
         kind = content.get("type")
@@ -151,7 +152,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         if handler is not None:
             try:
                 await handler(content)
-            except UNREACHABLE + (RedisError, OSError) as exc:
+            except AWAY as exc:
                 await self.unavailable(f"{kind} frame {number}", exc)  # not acked: resent later
                 return
             except Exception as exc:  # noqa: BLE001 - data the controller cannot store: never block
@@ -324,5 +325,5 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
                 await database_sync_to_async(daemon_disconnect)(daemon_id=daemon_id,
                                                                 channel_name=self.channel_name,
                                                                 acked=self.acked, **self.health)
-            except UNREACHABLE + (RedisError, OSError) as exc:  # its next hello sets the row right
+            except AWAY as exc:  # its next hello sets the row right
                 logger.warning("daemon %s: recording its disconnection failed (%s)", daemon_id, exc)

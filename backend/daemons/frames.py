@@ -106,7 +106,7 @@ def frame_unstorable_record(*, daemon_id: int, content: dict[str, Any], error: s
                 seqs.setdefault(_int(raw["node"]), []).append(_int(raw["seq"]))  # type: ignore[arg-type]
         for node, numbers in sorted(seqs.items()):
             notes.append({"node": node, "seq": min(numbers), "level": "error",
-                          "text": f"the controller could not store {len(numbers)} lines of this node "
+                          "text": f"the controller could not store {len(numbers)} line{'s' if len(numbers) != 1 else ''} of this node "
                                   f"(seq {min(numbers)}-{max(numbers)}): {error}"})
     elif content.get("type") == "instance" and _int(content.get("node")) in mine:
         # No seq to file a line under: the note becomes the instance's end reason.

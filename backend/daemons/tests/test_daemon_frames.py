@@ -83,7 +83,7 @@ async def test_a_frame_that_cannot_be_stored_is_acked_and_recorded_on_its_nodes(
         (1, 5, "error", "the controller could not store 2 lines of this node (seq 5-6): "
                         "ValueError: cannot adapt this value"),
         (1, 7, "print", "next batch"),
-        (2, 3, "error", "the controller could not store 1 lines of this node (seq 3-3): "
+        (2, 3, "error", "the controller could not store 1 line of this node (seq 3-3): "
                         "ValueError: cannot adapt this value")]
     await splayd.close()
 
