@@ -50,6 +50,8 @@ CEILINGS = {
     "max_sockets": ("max_sockets", 1, "network_max_sockets"),
     "max_send": ("max_send_mb", MB, "network_max_send"),
     "max_receive": ("max_receive_mb", MB, "network_max_receive"),
+    "log_lines_per_second": ("log_lines_per_second", 1, "log_lines_per_second"),   # output limits
+    "log_max_size": ("log_max_size_mb", MB, "log_max_size"),
 }
 
 

@@ -18,7 +18,8 @@ def ceilings(cfg: Config) -> dict[str, int]:
             "disk_max_size_mb": cfg.disk_max_size_mb, "disk_max_files": cfg.disk_max_files,
             "max_sockets": cfg.max_sockets, "max_send_mb": cfg.max_send_mb,
             "max_receive_mb": cfg.max_receive_mb, "nice": cfg.nice,
-            "max_bandwidth_kbps": cfg.max_bandwidth_kbps}
+            "max_bandwidth_kbps": cfg.max_bandwidth_kbps,
+            "log_lines_per_second": cfg.log_lines_per_second, "log_max_size_mb": cfg.log_max_size_mb}
 
 
 def request_limits(cfg: Config, cmd: dict[str, Any]) -> Limits:

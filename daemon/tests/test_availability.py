@@ -285,7 +285,8 @@ async def test_hello_carries_labels_ceilings_and_availability(controller: FakeCo
         assert hello["labels"] == {"room": "B12", "owner": "volunteer"}
         assert hello["limits"] == {"max_mem_mb": 128, "max_cpu_seconds": 5, "disk_max_size_mb": 32,
                                    "disk_max_files": 1000, "max_sockets": 16, "max_send_mb": 1024,
-                                   "max_receive_mb": 1024, "nice": 5, "max_bandwidth_kbps": 8000}
+                                   "max_receive_mb": 1024, "nice": 5, "max_bandwidth_kbps": 8000,
+                                   "log_lines_per_second": 1000, "log_max_size_mb": 50}
         assert hello["availability"] == {"policy": "always", "available": True, "reason": ""}
 
 

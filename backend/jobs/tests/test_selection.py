@@ -16,7 +16,8 @@ from jobs.tests.factories import in_worker_thread, job_make
 
 MB = 1024 * 1024
 CEILINGS = {"max_mem_mb": 256, "max_cpu_seconds": 30, "disk_max_size_mb": 64, "disk_max_files": 1000,
-            "max_sockets": 64, "max_send_mb": 1024, "max_receive_mb": 1024}
+            "max_sockets": 64, "max_send_mb": 1024, "max_receive_mb": 1024, "log_lines_per_second": 1000,
+            "log_max_size_mb": 50}
 
 
 def _ask(**kw) -> Ask:
@@ -52,6 +53,8 @@ def test_named_values_are_asked_exactly_and_above_a_ceiling_exclude() -> None:
         (_ask(limits={"max_sockets": 100}), "network_max_sockets 100 above their owners' limit"),
         (_ask(limits={"max_send": 2048 * MB}), "network_max_send 2 GB above their owners' limit"),
         (_ask(limits={"max_receive": 1025 * MB}), "network_max_receive 1 GB above their owners' limit"),
+        (_ask(limits={"log_lines_per_second": 2000}), "log_lines_per_second 2000 above their owners' limit"),
+        (_ask(limits={"log_max_size": 60 * MB}), "log_max_size 60 MB above their owners' limit"),
     ]
     for ask, why in cases:
         assert daemon_request(ask, _daemon()) == (None, why)
