@@ -449,7 +449,7 @@ def _trace_bounds(lineno: int, nodes: int, events: int) -> None:
     if nodes > MAX_NODES:
         raise _too_many(lineno, "the trace has", nodes, MAX_NODES, "nodes")
     if events > MAX_EVENTS:
-        raise _too_many(lineno, "the trace has", events, MAX_EVENTS, "events (joins and leaves)")
+        raise _too_many(lineno, "the trace has", events, MAX_EVENTS, "events")
 
 
 def parse_fta(text: str) -> list[Intervals]:
@@ -694,8 +694,9 @@ class _PlannedPopulation:
         return max(0, total)
 
 
-def _too_many(line: int, what: str, count: int, limit: int, kind: str) -> ChurnError:
-    return ChurnError(line, 0, f"{what} {count:,} {kind}: a scenario holds at most {limit:,} {kind.split()[0]}")
+def _too_many(line: int, what: str, count: int, limit: int, kind: str, hint: str = "") -> ChurnError:
+    return ChurnError(line, 0, f"{what} {count:,} {kind}: a scenario holds at most {limit:,} {kind.split()[-1]}"
+                               + (f" ({hint})" if hint else ""))
 
 
 def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
@@ -803,7 +804,8 @@ def schedule(statements: Iterable[Statement], seed: int = 1) -> Schedule:
                 fresh += 1
                 node = fresh
                 if fresh > MAX_NODES:
-                    raise _too_many(line, "the scenario reaches", fresh, MAX_NODES, "distinct nodes")
+                    raise _too_many(line, "the scenario reaches", fresh, MAX_NODES, "distinct nodes",
+                                    "each join starts a fresh node unless 'set replacement ratio' revives some")
             up.append(node)
             events.append(Event(t, "join", node, line=line))
         elif kind == "leave":

@@ -53,7 +53,8 @@ def test_many_statements_add_up_to_the_event_limit() -> None:
 def test_distinct_nodes_are_bounded_when_joins_add_up() -> None:
     err = _refusal("at 0s join 6000\nat 1s join 6000")
     assert (err.line, err.message) == (2, "the scenario reaches 10,001 distinct nodes: a scenario holds at most "
-                                          "10,000 distinct")
+                                          "10,000 nodes (each join starts a fresh node unless 'set replacement "
+                                          "ratio' revives some)")
 
 
 def test_instants_past_ten_years_are_refused() -> None:
