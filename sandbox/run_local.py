@@ -14,6 +14,12 @@ sandbox/README.md). Exit status: 0 when every node ended normally or the time ra
 node failed (non-zero exit), 2 on bad usage or when the backend cannot run here. Standard
 library only for the default backend.
 
+Output goes through the daemon's output limits (daemon/splayd/output_limits.py, the same in
+--sim on virtual time): at most --log-lines-per-second lines per node per second, the rest
+replaced by one "log rate limit: N lines dropped" record, and --log-max-size bytes for the run,
+then one "log budget: ..." record and nothing more (the nodes run on); the app's descriptor may
+ask less (log_lines_per_second, log_max_size), more exits 2.
+
 `--churn FILE` (a churn script or trace, docs/churn.md; process backend) starts no node at
 launch: node k starts at each of its joins (a fresh process and working directory each time,
 same position and port) and is killed at its leaves (SIGKILL: a failure; a graceful leave
