@@ -160,6 +160,8 @@ def test_a_sweep_while_another_runs_does_nothing(student) -> None:
         with other.cursor() as cur:
             cur.execute("SELECT pg_advisory_lock(%s)", [SWEEP_LOCK_KEY])
         report = retention_sweep()
+        with other.cursor() as cur:  # released now (a closed session's locks go a moment later)
+            cur.execute("SELECT pg_advisory_unlock(%s)", [SWEEP_LOCK_KEY])
     finally:
         other.close()
     assert report.skipped and report.measured == 0
