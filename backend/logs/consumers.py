@@ -58,6 +58,12 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
         if self.job_id:
             await self.channel_layer.group_discard(job_group(self.job_id), self.channel_name)
 
+    @classmethod
+    async def decode_json(cls, text_data: str) -> Any:
+        """The browser only listens: what it sends is a nudge, never parsed (text that is not
+        JSON, or nested too deep for json, cannot crash the consumer)."""
+        return None
+
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         if not await self.allowed():
             await self.close(code=CLOSE_FORBIDDEN)
