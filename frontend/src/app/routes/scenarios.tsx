@@ -1,5 +1,6 @@
 import { Spinner } from "@/components/ui/spinner";
 import { useMe } from "@/features/auth/api/get-me";
+import { useCourses } from "@/features/courses/api/get-courses";
 import { useScenarios } from "@/features/scenarios/api/get-scenarios";
 import { ChurnEditor } from "@/features/scenarios/components/churn-editor";
 import { ChurnPreview } from "@/features/scenarios/components/churn-preview";
@@ -8,23 +9,26 @@ import { ScenarioList } from "@/features/scenarios/components/scenario-list";
 import { TraceTools } from "@/features/scenarios/components/trace-tools";
 import { useChurnPreview } from "@/features/scenarios/hooks/use-churn-preview";
 import { useScenarioDraft } from "@/features/scenarios/hooks/use-scenario-draft";
-import { canWriteLibrary } from "@/features/scenarios/lib/scenario-draft";
+import { canAddToLibrary, canEditScenario } from "@/features/scenarios/lib/scenario-draft";
 
 /** The churn scenario library: a scenario's text in the editor, its preview (figure 4) beside
- * it as the user types, the trace tools below; instructors and TAs save to the library,
- * students try texts. */
+ * it as the user types, the trace tools below; the instructors and TAs of a course add to the
+ * library, a scenario's author saves it, students try texts. */
 export function ScenariosRoute() {
   const me = useMe();
-  const canWrite = canWriteLibrary(me.data?.role);
+  const courses = useCourses();
+  const canAdd = canAddToLibrary((courses.data ?? []).map((c) => c.role), me.data?.operator ?? false);
   const scenarios = useScenarios();
   // an unreadable library still leaves a new scenario to try
   const scenario = useScenarioDraft(scenarios.data ?? (scenarios.isError ? [] : undefined));
   const { draft } = scenario;
+  const owner = scenarios.data?.find((s) => s.id === draft?.id)?.owner;
+  const canWrite = canAdd && (draft?.id == null || canEditScenario(owner, me.data));
   const preview = useChurnPreview(draft?.text ?? null);
 
   return (
     <div className="scenarios-page">
-      <ScenarioList scenarios={scenarios.data} error={scenarios.error} openId={draft?.id} canWrite={canWrite}
+      <ScenarioList scenarios={scenarios.data} error={scenarios.error} openId={draft?.id} canWrite={canAdd}
         onOpen={scenario.open} />
       <div className="scenario-main">
         {draft === null ? (

@@ -13,15 +13,18 @@ interface ScenarioFormProps {
   onDelete: () => void;
 }
 
-/** Name, description, Save and Delete for instructors and TAs; the name alone for students
- * (who may still edit the text to try it: the preview follows, nothing is saved). */
+/** Name, description, Save and Delete for whoever may write this scenario (a new one: course
+ * staff; a saved one: its author); the name alone for others (who may still edit the text to
+ * try it: the preview follows, nothing is saved). */
 export function ScenarioForm({ draft, dirty, canWrite, saving, saveError, onEdit, onSave, onDelete }: ScenarioFormProps) {
   if (!canWrite) {
     return (
       <div className="scenario-form">
         <h1 data-testid="scenario-name">{draft.name || "New scenario"}</h1>
         {draft.description && <p className="scenario-description muted">{draft.description}</p>}
-        <p className="scenario-note muted">Edit the text to try it; only instructors and TAs save to the library.</p>
+        <p className="scenario-note muted">
+          Edit the text to try it; a library scenario is saved by its author (instructors and TAs add new ones).
+        </p>
       </div>
     );
   }

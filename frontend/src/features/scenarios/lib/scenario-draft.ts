@@ -1,4 +1,4 @@
-import type { Role, Scenario } from "@/types/api";
+import type { Role, Scenario, User } from "@/types/api";
 
 /** What the page edits: a library scenario (id) or a new one (id null). */
 export interface ScenarioDraft {
@@ -17,8 +17,15 @@ at 6m leave 50%                   # a massive failure
 at 8m stop
 `;
 
-/** Instructors and TAs write the library (as the server's permission); students only try texts. */
-export const canWriteLibrary = (role: Role | undefined): boolean => role === "instructor" || role === "ta";
+/** Who adds to the library (as the server): the instructors and TAs of some course (their
+ * courses' roles, not the account's) and site operators; students only try texts. */
+export const canAddToLibrary = (courseRoles: Role[], operator: boolean): boolean =>
+  operator || courseRoles.some((role) => role === "instructor" || role === "ta");
+
+/** Who saves over or deletes a library scenario: its author and site operators (the library is
+ * shared by every course). */
+export const canEditScenario = (owner: string | undefined, me: User | undefined): boolean =>
+  me !== undefined && (me.operator === true || (owner !== undefined && owner === me.username));
 
 export const draftOf = (scenario: Scenario): ScenarioDraft => ({
   id: scenario.id,

@@ -2,18 +2,27 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api-client";
 import type { Scenario } from "@/types/api";
 import { saveErrors } from "../save-errors";
-import { canWriteLibrary, draftOf, isDirty, newDraft, upsertScenario } from "../scenario-draft";
+import { canAddToLibrary, canEditScenario, draftOf, isDirty, newDraft, upsertScenario } from "../scenario-draft";
 
 const scenario = (id: number, name: string): Scenario => ({
   id, name, description: "", text: "at 1s join 1\n", owner: "teacher", updated_at: "2024-01-01T00:00:00Z",
 });
 
 describe("scenario drafts", () => {
-  it("lets instructors and TAs write the library", () => {
-    expect(canWriteLibrary("instructor")).toBe(true);
-    expect(canWriteLibrary("ta")).toBe(true);
-    expect(canWriteLibrary("student")).toBe(false);
-    expect(canWriteLibrary(undefined)).toBe(false);
+  it("lets the staff of some course and operators add to the library", () => {
+    expect(canAddToLibrary(["student", "instructor"], false)).toBe(true);
+    expect(canAddToLibrary(["ta"], false)).toBe(true);
+    expect(canAddToLibrary(["student"], false)).toBe(false);
+    expect(canAddToLibrary([], false)).toBe(false);
+    expect(canAddToLibrary([], true)).toBe(true);
+  });
+
+  it("lets a scenario's author and operators change it", () => {
+    const me = { id: 1, username: "teacher", role: "instructor" };
+    expect(canEditScenario("teacher", me)).toBe(true);
+    expect(canEditScenario("tara", me)).toBe(false);
+    expect(canEditScenario("tara", { ...me, operator: true })).toBe(true);
+    expect(canEditScenario("teacher", undefined)).toBe(false);
   });
 
   it("is dirty when it differs from its saved version, or when a new one has anything typed", () => {
