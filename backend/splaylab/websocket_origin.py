@@ -68,8 +68,11 @@ class SameOriginValidator(OriginValidator):
         raw = _header(scope, b"origin")
         if raw is None:
             return True
-        origin = urlparse(raw.strip().lower())
-        if same_origin(origin, _header(scope, b"host")):
-            return True
-        return any(pattern == "*" or self.match_allowed_origin(origin, pattern)
-                   for pattern in configured_origins())
+        try:
+            origin = urlparse(raw.strip().lower())
+            if same_origin(origin, _header(scope, b"host")):
+                return True
+            return any(pattern == "*" or self.match_allowed_origin(origin, pattern)
+                       for pattern in configured_origins())
+        except ValueError:  # "http://[bad", a port that is not a number: not an origin we know
+            return False

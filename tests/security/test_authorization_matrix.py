@@ -376,6 +376,8 @@ FOREIGN_ORIGINS = [
     ("http://testserver:8080", "testserver"),          # another port is another origin
     ("http://testserver:8443", "testserver"),
     ("null", "testserver"),                            # sandboxed iframes, file: pages
+    ("http://[bad", "testserver"),                     # not even a URL
+    ("http://testserver:99999", "testserver"),
     ("https://evil.example.org", "10.0.0.5:8000"),     # not the configured lab.example.org
 ]
 OWN_ORIGINS = [
