@@ -5,11 +5,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from daemons.selectors import daemon_list
 from lib.attempts import AttemptLimit, attempt_failed, attempts_check, client_ip
 from lib.errors import ApplicationError
 from lib.schema import ERROR_429
-
-from daemons.selectors import daemon_list
 from retention.selectors import course_disk_use
 
 from .models import Course

@@ -66,10 +66,10 @@ class JobListApi(APIView):
 
     @extend_schema(responses=JobListItemOutputSerializer(many=True))
     def get(self, request: Request) -> Response:
-        jobs = job_list(user=request.user).order_by("-id")[:JOB_LIST_LIMIT]
-        return Response(JobListItemOutputSerializer(jobs, many=True).data)
         """Your jobs and your courses' students' when you are their instructor or TA, newest
         first, without their code (GET /api/jobs/<id>/ has it)."""
+        jobs = job_list(user=request.user).order_by("-id")[:JOB_LIST_LIMIT]
+        return Response(JobListItemOutputSerializer(jobs, many=True).data)
 
     @extend_schema(request=InputSerializer, responses={201: JobDetailOutputSerializer, 429: ERROR_429})
     def post(self, request: Request) -> Response:
