@@ -75,8 +75,9 @@ def main() -> None:
 
 
 def report(args: argparse.Namespace, churn: list[dict], where: str) -> None:
+    import os
     print(f"churn precision, {args.nodes} nodes, 50 % churn per 10 s for {args.time} s "
-          f"({where}): {len(churn)} events")
+          f"({where}): {len(churn)} events; load average {os.getloadavg()[0]:.2f} ({os.cpu_count()} cores)")
     # the initial burst (every node at 1 s) is reported apart: its joins start one process after
     # another, so the last starts (nodes x process start time) late by construction
     groups = (("initial burst joins", lambda r: r["event"] == "join" and r["planned"] == 1),

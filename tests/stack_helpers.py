@@ -83,7 +83,7 @@ class RunningStack:
         os.killpg(proc.pid, sig)
         proc.wait(15)
         time.sleep(down_for)
-        argv, cwd = stack_mod.commands(self.cfg, sorted((self.var / "daemons").glob("lab-*.toml")))[part]
+        argv, cwd = stack_mod.commands(self.cfg, sorted((self.var / "daemons").glob("lab-*.toml")), self.env)[part]
         log = open(self.var / "log" / f"{part}.log", "ab")
         self.handle.children[part] = subprocess.Popen(argv, cwd=cwd, env=stack_mod.part_env(part, self.env), stdout=log,
                                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

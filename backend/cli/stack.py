@@ -18,6 +18,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,11 +106,11 @@ def sim_workers() -> str:
     return os.environ.get("SPLAYLAB_SIM_WORKERS") or str(os.cpu_count() or 1)
 
 
-def web_workers() -> int:
+def web_workers(env: Mapping[str, str]) -> int:
     """Web processes behind the one port (uvicorn --workers): SPLAYLAB_WEB_WORKERS, else two
     per core, at most 8. A request is mostly Python (Django, DRF, JSON) holding one core, and
     a process's threads share one GIL: processes are what use every core."""
-    asked = os.environ.get("SPLAYLAB_WEB_WORKERS")
+    asked = env.get("SPLAYLAB_WEB_WORKERS")
     if asked:
         if not asked.isdigit() or int(asked) < 1:
             raise ValueError(f"SPLAYLAB_WEB_WORKERS: expected a number of processes >= 1, got {asked!r}")
@@ -117,26 +118,29 @@ def web_workers() -> int:
     return min(8, 2 * (os.cpu_count() or 1))
 
 
-def web_pool() -> str:
+def web_pool(env: Mapping[str, str]) -> str:
     """Database connections per web process (settings.SPLAYLAB_DB_POOL): SPLAYLAB_DB_POOL, else 8."""
-    return os.environ.get("SPLAYLAB_DB_POOL") or "8"
+    return env.get("SPLAYLAB_DB_POOL") or "8"
 
 
 def part_env(name: str, env: dict[str, str]) -> dict[str, str]:
     """The environment of one part: the web processes get a database pool each (Celery's
     forked children must not share one, settings.SPLAYLAB_DB_POOL)."""
     if name == "web":
-        return {**env, "SPLAYLAB_DB_POOL": web_pool()}
+        return {**env, "SPLAYLAB_DB_POOL": web_pool(env)}
     return {**env, "SPLAYLAB_DB_POOL": "0"}
 
 
-def commands(cfg: StackConfig, daemon_configs: list[Path]) -> dict[str, tuple[list[str], Path]]:
+def commands(cfg: StackConfig, daemon_configs: list[Path],
+             env: Mapping[str, str] | None = None) -> dict[str, tuple[list[str], Path]]:
+    """Each part's command line and directory; `env`: the environment the parts get (default
+    ours), which may set SPLAYLAB_WEB_WORKERS."""
     venv_bin = cfg.root / ".venv" / "bin"
     parts = {
         # several processes on one port (uvicorn's supervisor shares the socket); every state
         # they share lives in PostgreSQL and Redis (channel layer, cache)
         "web": ([str(venv_bin / "uvicorn"), "splaylab.asgi:application", "--host", cfg.host,
-                 "--port", str(cfg.port), "--no-access-log", "--workers", str(web_workers()),
+                 "--port", str(cfg.port), "--no-access-log", "--workers", str(web_workers(os.environ if env is None else env)),
                  # a worker busy under load (a class, a 1,000-node deploy) is not a hung one
                  "--timeout-worker-healthcheck", "60",
                  *(["--ssl-certfile", cfg.tls_cert, "--ssl-keyfile", cfg.tls_key] if cfg.tls_cert else [])],
@@ -182,7 +186,7 @@ class Stack:
         log_dir = self.cfg.var / "log"
         run_dir.mkdir(parents=True, exist_ok=True)
         log_dir.mkdir(parents=True, exist_ok=True)
-        for name, (argv, cwd) in commands(self.cfg, daemon_configs).items():
+        for name, (argv, cwd) in commands(self.cfg, daemon_configs, env).items():
             if name.startswith("lab-"):
                 wait_http(self.cfg.url + "/api/auth/me/", 60, self.cfg.tls_ca or self.cfg.tls_cert or None)  # daemons need the web server
             log = open(log_dir / f"{name}.log", "ab")

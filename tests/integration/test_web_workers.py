@@ -1,0 +1,100 @@
+"""Several web processes behind one port (backend/cli/stack.py, SPLAYLAB_WEB_WORKERS): a job
+submitted through one process is scheduled through the channel layer to a daemon whose socket
+another process may hold, and every live view, whichever process accepted it, gets the job's
+lines; the web processes reuse pooled database connections (SPLAYLAB_DB_POOL).
+
+Runs the real stack (under `flock /tmp/splaylab-stack.lock`, like every stack test)."""
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from stack_helpers import STACK_PORT, running_stack
+
+pytestmark = pytest.mark.stack
+
+APP = """require "splay.base"
+events.run(function()
+  for i = 1, 5 do print("line " .. job.position .. " " .. i); events.sleep(0.2) end
+end)
+"""
+VIEWERS = 8
+
+
+def web_workers(web_pid: int) -> list[int]:
+    """The uvicorn worker processes under the web part (its children running the server)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        if ppid == web_pid and b"multiprocessing" in cmdline and b"spawn_main" in cmdline:
+            out.append(int(entry))
+    return out
+
+
+def browser_session(s) -> str:
+    """Log in as the browser does (session + CSRF); the Cookie header for the websocket."""
+    import http.cookiejar
+    import urllib.error
+    import urllib.request
+
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    try:
+        opener.open(s.url + "/api/auth/me/")
+    except urllib.error.HTTPError:
+        pass  # 401, with the csrftoken cookie
+    csrf = next(c.value for c in jar if c.name == "csrftoken")
+    opener.open(urllib.request.Request(
+        s.url + "/api/auth/login/", method="POST",
+        data=json.dumps({"username": "student", "password": "student-demo"}).encode(),
+        headers={"Content-Type": "application/json", "X-CSRFToken": csrf, "Referer": s.url + "/"}))
+    return "; ".join(f"{c.name}={c.value}" for c in jar)
+
+
+async def watch(url: str, cookie: str, job_id: int) -> set[str]:
+    import websockets
+
+    seen: set[str] = set()
+    async with websockets.connect(url.replace("http", "ws", 1) + f"/ws/jobs/{job_id}/",
+                                  additional_headers={"Cookie": cookie, "Origin": url}) as ws:
+        while len(seen) < 10:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            if msg["type"] == "log.lines":
+                seen |= {ln["text"] for ln in msg["lines"] if ln["text"].startswith("line ")}
+    return seen
+
+
+def test_web_processes_share_daemons_groups_and_pooled_connections(tmp_path: Path) -> None:
+    import psycopg
+
+    with running_stack(tmp_path, STACK_PORT, "splaylab_it_web_workers", 12, daemons=1,
+                       extra_env={"SPLAYLAB_WEB_WORKERS": "2", "SPLAYLAB_DB_POOL": "3"}) as s:
+        assert len(web_workers(s.handle.children["web"].pid)) == 2
+        cookie = browser_session(s)
+        job = s.api("POST", "/api/jobs/", {"code": APP, "nodes": 2, "duration": 30})
+
+        async def viewers() -> list[set[str]]:
+            return await asyncio.gather(*(watch(s.url, cookie, job["id"]) for _ in range(VIEWERS)))
+
+        seen = asyncio.run(viewers())
+        expected = {f"line {k} {i}" for k in (1, 2) for i in range(1, 6)}
+        assert seen == [expected] * VIEWERS  # every view, whichever process holds it
+        assert s.wait_job(job["id"], {"ENDED", "FAILED"})["state"] == "ENDED"
+        for _ in range(30):
+            s.api("GET", "/api/jobs/")
+        with psycopg.connect(s.env["DATABASE_URL"]) as conn:
+            backends = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                    "AND pid <> pg_backend_pid()").fetchone()[0]
+        # 2 processes x a pool of 3, plus Celery and beat: never a connection per request
+        assert backends <= 2 * 3 + 6, backends
