@@ -8,7 +8,7 @@ from django.utils import timezone
 from daemons.commands import Command, commands_send
 
 from .models import Job, JobInstance
-from .scheduling import churn_replace_run, job_schedule_safely
+from .scheduling import churn_replace_run, job_schedule_safely, launch_allowance
 from .services import instances_terminate, job_finish_if_done
 
 
@@ -47,14 +47,17 @@ def job_stop(job_id: int) -> None:
 
 @shared_task(name="jobs.tasks.jobs_expire")
 def jobs_expire() -> list[int]:
-    """Beat: RUNNING jobs past duration + grace get stopped (claimed once via
-    stop_requested_at)."""
+    """Beat: RUNNING jobs past duration + grace (+ the time their daemons may take to launch
+    every node, scheduling.launch_allowance) get stopped (claimed once via stop_requested_at)."""
     now = timezone.now()
     grace = settings.SPLAYLAB_JOB_GRACE
     expired = []
     for job in Job.objects.filter(state=Job.State.RUNNING, stop_requested_at__isnull=True,
                                   started_at__isnull=False).only("id", "duration", "started_at"):
         if job.started_at + timedelta(seconds=job.duration + grace) > now:
+            continue
+        # nodes launched after START (a large job's last ones) count their duration from then
+        if job.started_at + timedelta(seconds=job.duration + grace + launch_allowance(job.id)) > now:
             continue
         if Job.objects.filter(id=job.id, stop_requested_at__isnull=True).update(stop_requested_at=now):
             expired.append(job.id)

@@ -50,6 +50,26 @@ def test_expire_stops_jobs_past_duration_and_grace_once(student, settings, monke
     assert stopped == [late.id]
 
 
+def test_expire_gives_a_large_job_the_time_its_daemons_take_to_launch_it(student, settings, monkeypatch) -> None:
+    """600 nodes on one daemon: launched one after another after START, the last ones count
+    their duration from up to 600 x 0.05 = 30 s later; a 4-node job gets nothing extra."""
+    settings.SPLAYLAB_JOB_GRACE = 15
+    monkeypatch.setattr("jobs.tasks.job_stop.delay", lambda job_id: None)
+    daemon, _ = daemon_make(max_instances=600)
+    now = timezone.now()
+    large = job_make(student, state=Job.State.RUNNING, nodes=600, duration=30,
+                     started_at=now - timedelta(seconds=70))
+    JobInstance.objects.bulk_create(JobInstance(job=large, node=k, daemon=daemon, port=20000 + k,
+                                                state=JobInstance.State.RUNNING) for k in range(1, 601))
+    small = job_make(student, state=Job.State.RUNNING, nodes=4, duration=30,
+                     started_at=now - timedelta(seconds=70))
+    for k in range(1, 5):
+        instance_make(small, k, daemon)
+    assert jobs_expire() == [small.id]  # 70 s > 30 + 15; the large one has until 30 + 15 + 30
+    Job.objects.filter(id=large.id).update(started_at=now - timedelta(seconds=76))
+    assert jobs_expire() == [large.id]
+
+
 def test_stop_after_expiry_ends_the_job_when_the_daemon_is_gone(student, settings) -> None:
     settings.SPLAYLAB_REGISTER_TIMEOUT = 0.2
     daemon, _ = daemon_make()  # no consumer connected: nobody answers
