@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "sandbox") not in sys.path:
     sys.path.append(str(ROOT / "sandbox"))
 
-import churn  # noqa: E402  (sandbox/churn.py)
+import churn  # noqa: E402  (sandbox/churn/)
 
 
 def _read(path: Path) -> str:

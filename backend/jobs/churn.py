@@ -1,7 +1,7 @@
 """Churn on the service (docs/churn.md, "On the service"): a job's scenario compiled into
 per-daemon timelines, the churn events daemons report, and keep-population replacements.
 
-The scenario is scheduled by sandbox/churn.py with a fixed seed (CHURN_SEED), so every job of
+The scenario is scheduled by sandbox/churn/ with a fixed seed (CHURN_SEED), so every job of
 one scenario meets the very same dynamics (the point of SPLAY's churn manager), and what the
 instructor's preview drew is what runs."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A churn scenario as the editor's preview draws it (sandbox/churn.py does the work).
+"""A churn scenario as the editor's preview draws it (sandbox/churn/ does the work).
 
 Model-free. `churn_preview(text, seed)` → errors (line, column, message: every bad line) or the
 planned population, joins/leaves per bin (the SPLAY paper's figure 4), warnings and network
@@ -15,7 +15,7 @@ SANDBOX_DIR = Path(__file__).resolve().parents[2] / "sandbox"
 if str(SANDBOX_DIR) not in sys.path:
     sys.path.append(str(SANDBOX_DIR))
 
-import churn  # noqa: E402  (sandbox/churn.py)
+import churn  # noqa: E402  (sandbox/churn/)
 
 MAX_TEXT_BYTES = 1024 * 1024
 TARGET_BINS = 60
@@ -31,7 +31,7 @@ def bin_width(duration: float) -> float:
 
 def churn_load(text: str, seed: int) -> tuple[str | None, Any, list[dict[str, Any]]]:
     """(kind (None: too large to tell), schedule or None, errors): the one parse every use
-    of a scenario's text goes through (sandbox/churn.py's limits included)."""
+    of a scenario's text goes through (sandbox/churn/'s limits included)."""
     if len(text.encode()) > MAX_TEXT_BYTES:
         return None, None, [{"line": 1, "column": 0, "message": "the scenario is larger than 1 MB"}]
     kind = churn.load_kind(text)

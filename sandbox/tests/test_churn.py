@@ -1,4 +1,4 @@
-"""sandbox/churn.py: SPLAY's churn language, traces, and the schedule (issue 5).
+"""sandbox/churn/: SPLAY's churn language, traces, and the schedule (issue 5).
 
 The example script of ../shared/reference/churn-language.md, a corpus of valid and invalid
 scripts, and property tests (hypothesis): generated valid scripts round-trip through the

@@ -1,4 +1,4 @@
-"""sandbox/churn.py's limits (issue 20): a scenario's size is checked from each statement's
+"""the limits of sandbox/churn/ (limits.py) (issue 20): a scenario's size is checked from each statement's
 counts before any event is made, so a 20-byte text cannot cost seconds of CPU; the error names
 the line and the limit. The CLI and `run --sim` share this parser (checked end to end below)."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A 20-byte churn text asking for a million nodes is refused at once on every path of the
 service (job creation, the editor's preview and trace tools, the library), naming the line and
-the limit (issue 20; the limits are sandbox/churn.py's)."""
+the limit (issue 20; the limits are sandbox/churn/limits.py's)."""
 import time
 
 import pytest
