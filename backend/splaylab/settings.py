@@ -148,7 +148,9 @@ TEMPLATES = [
 # stack get one (cli/stack.py); Celery, manage.py and tests keep a connection per use (0):
 # forked Celery children must not share a parent's pool.
 SPLAYLAB_DB_POOL = int(os.environ.get("SPLAYLAB_DB_POOL", "0"))
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Health checks: a pooled connection is checked (an empty query) when taken, so a restarted
+# PostgreSQL costs no request a 500 (issue 20: PostgreSQL restarted mid-job).
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
 if SPLAYLAB_DB_POOL > 0:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": min(2, SPLAYLAB_DB_POOL), "max_size": SPLAYLAB_DB_POOL, "timeout": 30}
