@@ -28,7 +28,7 @@ async def test_hello_describes_the_daemon_and_heartbeats_follow(controller: Fake
             "sandbox": "bwrap", "labels": {},
             "limits": {"max_mem_mb": 128, "max_cpu_seconds": 5, "disk_max_size_mb": 64, "disk_max_files": 1000,
                        "max_sockets": 64, "max_send_mb": 1024, "max_receive_mb": 1024, "nice": 0,
-                       "max_bandwidth_kbps": 0},
+                       "max_bandwidth_kbps": 0, "log_lines_per_second": 1000, "log_max_size_mb": 50},
             "availability": {"policy": "always", "available": True, "reason": ""},
         }
         beat = await controller.wait_until(lambda: controller.of_type("heartbeat"))
