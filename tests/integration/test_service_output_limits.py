@@ -1,7 +1,7 @@
 """The output limits across components (docs/architecture.md "Output limits"): a flooding node on
 the service's daemons, in a simulated job on the service and in a grading run is capped with
 the daemon's records, in the same words, PostgreSQL gets a bounded amount, and the grader's
-report tells the student (sandbox/tests/test_output_limits.py covers `./splaylab run [--sim]`)."""
+report tells the student (sandbox/tests/test_runner_output_limits.py covers `./splaylab run [--sim]`)."""
 from __future__ import annotations
 
 import re
