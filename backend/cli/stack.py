@@ -143,6 +143,9 @@ def commands(cfg: StackConfig, daemon_configs: list[Path],
                  "--port", str(cfg.port), "--no-access-log", "--workers", str(web_workers(os.environ if env is None else env)),
                  # a worker busy under load (a class, a 1,000-node deploy) is not a hung one
                  "--timeout-worker-healthcheck", "60",
+                 # idle keep-alive connections live 30 s, not 5: a client reusing one just as the
+                 # server closed it gets "disconnected without a response" (bench/class_load.py)
+                 "--timeout-keep-alive", "30",
                  *(["--ssl-certfile", cfg.tls_cert, "--ssl-keyfile", cfg.tls_key] if cfg.tls_cert else [])],
                 cfg.backend),
         "worker": ([str(venv_bin / "celery"), "-A", "splaylab", "worker", "--loglevel", "INFO",
