@@ -30,7 +30,8 @@ def test_bootstrap_lists() -> None:
 def test_runtime_limits_default_to_the_config_and_a_request_above_a_ceiling_is_refused(tmp_path: Path) -> None:
     cfg = make_config(tmp_path, "ws://x/", disk_max_size_mb=8, max_sockets=10)
     assert runtime_limits(cfg, None) == {"max_sockets": 10, "max_send": 1024 * MB, "max_receive": 1024 * MB,
-                                         "udp_drop_ratio": 0.0, "disk_max_size": 8 * MB, "disk_max_files": 1000}
+                                         "udp_drop_ratio": 0.0, "disk_max_size": 8 * MB, "disk_max_files": 1000,
+                                         "log_lines_per_second": 1000, "log_max_size": 50 * MB}
     got = runtime_limits(cfg, {"max_sockets": 7, "disk_max_size": MB, "udp_drop_ratio": 0.5})
     assert (got["max_sockets"], got["disk_max_size"], got["udp_drop_ratio"]) == (7, MB, 0.5)
     assert runtime_limits(cfg, {"max_sockets": 10, "disk_max_size": 8 * MB})["max_sockets"] == 10  # the ceiling itself
