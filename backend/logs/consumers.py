@@ -69,23 +69,33 @@ class JobConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_FORBIDDEN)
         # Nothing else to do: the browser only listens.
 
-    async def relay(self, payload: dict[str, Any]) -> None:
-        """Send a group message on to the browser, if it is still there and still allowed."""
+    async def may_relay(self) -> bool:
+        """The browser is still there and still allowed (else the socket is closed)."""
         if self.gone:
-            return
+            return False
         if await self.allowed():
+            return True
+        await self.close(code=CLOSE_FORBIDDEN)
+        return False
+
+    async def relay(self, payload: dict[str, Any]) -> None:
+        """Send a group message on to the browser, encoded here."""
+        if await self.may_relay():
             await self.send_json(payload)
-        else:
-            await self.close(code=CLOSE_FORBIDDEN)
+
+    async def relay_text(self, text: str) -> None:
+        """Send JSON the publisher already encoded, as is (payloads.py: encoded once per batch)."""
+        if await self.may_relay():
+            await self.send(text_data=text)
 
     async def job_state(self, event: JobStateMessage) -> None:
         await self.relay({"type": "job.state", "job": event["job"]})
 
     async def log_lines(self, event: LogLinesMessage) -> None:
-        await self.relay({"type": "log.lines", "lines": event["lines"]})
+        await self.relay_text(event["text"])
 
     async def metric_chunks(self, event: MetricChunksMessage) -> None:
-        await self.relay({"type": "metric.chunks", "chunks": event["chunks"]})
+        await self.relay_text(event["text"])
 
     async def churn_events(self, event: ChurnEventsMessage) -> None:
         await self.relay({"type": "churn.events", "events": event["events"]})

@@ -7,7 +7,8 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from .payloads import ChurnEventsMessage, JobStateMessage, LogLineDict, LogLinesMessage, MetricChunksMessage
+from .payloads import (ChurnEventsMessage, JobStateMessage, LogLineDict, LogLinesMessage, log_lines_message,
+                       metric_chunks_message)
 
 logger = logging.getLogger(__name__)
 
@@ -37,17 +38,16 @@ def job_state_publish(job_id: int) -> None:
 
 
 async def log_lines_publish(job_id: int, lines: list[LogLineDict]) -> None:
-    """Called from DaemonConsumer, already async."""
+    """Called from DaemonConsumer, already async. The browser's JSON is encoded here, once per
+    batch, not once per subscriber (payloads.py)."""
     if lines:
-        message: LogLinesMessage = {"type": "log.lines", "job_id": job_id, "lines": lines}
-        await get_channel_layer().group_send(job_group(job_id), message)
+        await get_channel_layer().group_send(job_group(job_id), log_lines_message(job_id, lines))
 
 
 async def metric_chunks_publish(job_id: int, chunks: list) -> None:
     """New metric samples for the job page's plots (metrics.services.MetricChunkDict)."""
     if chunks:
-        message: MetricChunksMessage = {"type": "metric.chunks", "job_id": job_id, "chunks": chunks}
-        await get_channel_layer().group_send(job_group(job_id), message)
+        await get_channel_layer().group_send(job_group(job_id), metric_chunks_message(job_id, chunks))
 
 
 def churn_events_publish(job_id: int, events: list[dict]) -> None:

@@ -1,5 +1,6 @@
 """DaemonConsumer on /ws/daemon/: hello authentication, sessions, frames from splayd."""
 import asyncio
+import json
 import time
 
 import pytest
@@ -93,9 +94,10 @@ async def test_log_frames_are_stored_once_for_the_daemons_nodes(student) -> None
     assert rows == [(1, 1, "print", "hello"), (1, 2, "info", "odd level")]
     published = await asyncio.wait_for(layer.receive(browser), 5)
     assert published["type"] == "log.lines"
+    lines = json.loads(published["text"])["lines"]  # the browser's JSON, encoded once (logs/payloads.py)
     ids = await db(lambda: list(LogLine.objects.filter(job=job).values_list("id", flat=True)))()
-    assert [ln["id"] for ln in published["lines"]] == ids
-    assert published["lines"][0] == {"id": ids[0], "node": 1, "seq": 1, "t": now, "level": "print",
+    assert [ln["id"] for ln in lines] == ids
+    assert lines[0] == {"id": ids[0], "node": 1, "seq": 1, "t": now, "level": "print",
                                      "text": "hello"}
     await splayd.close()
 
@@ -124,8 +126,8 @@ async def test_metric_records_become_chunks_published_live_and_bad_ones_warnings
     chunk_messages = [m for m in published if m["type"] == "metric.chunks"]
     assert len(chunk_messages) == 1
     [log_message] = [m for m in published if m["type"] == "log.lines"]
-    assert [ln["seq"] for ln in log_message["lines"]] == [2, 3]
-    [chunk] = chunk_messages[0]["chunks"]
+    assert [ln["seq"] for ln in json.loads(log_message["text"])["lines"]] == [2, 3]
+    [chunk] = json.loads(chunk_messages[0]["text"])["chunks"]
     assert (chunk["node"], chunk["name"], chunk["value"], chunk["fields"]) == ([1], "lookup_latency", [0.25], [{"hops": 3}])
     assert await db(lambda: MetricChunk.objects.filter(job=job).count())() == 1
     assert await db(lambda: MetricSeries.objects.get(job=job).count)() == 1

@@ -1,4 +1,6 @@
 """JobConsumer on /ws/jobs/<id>/ (session auth, permission on connect and per message)."""
+import json
+
 import pytest
 from channels.db import database_sync_to_async as db
 from channels.layers import get_channel_layer
@@ -9,6 +11,8 @@ from accounts.tests.factories import PASSWORD
 from courses.tests.factories import course_with
 from jobs.models import Job
 from jobs.tests.factories import job_make
+from logs.payloads import log_lines_message
+from logs.publisher import log_lines_publish, metric_chunks_publish
 from splaylab.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -38,10 +42,10 @@ async def test_owner_gets_state_then_relayed_messages(student) -> None:
 
     layer = get_channel_layer()
     lines = [{"id": 9, "node": 1, "seq": 1, "t": 1.5, "level": "print", "text": "hi"}]
-    await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": lines})
+    await log_lines_publish(job.id, lines)
     assert await ws.receive_json_from(timeout=5) == {"type": "log.lines", "lines": lines}
     chunks = [{"id": 3, "name": "rtt", "kind": "observe", "node": [1], "t": [1.5], "value": [0.1], "fields": None}]
-    await layer.group_send(f"job-{job.id}", {"type": "metric.chunks", "job_id": job.id, "chunks": chunks})
+    await metric_chunks_publish(job.id, chunks)
     assert await ws.receive_json_from(timeout=5) == {"type": "metric.chunks", "chunks": chunks}
     await layer.group_send(f"job-{job.id}", {"type": "job.state", "job": {"id": job.id, "state": "ENDED"}})
     assert await ws.receive_json_from(timeout=5) == {"type": "job.state",
@@ -88,8 +92,7 @@ async def test_permission_is_rechecked_per_message(student, settings) -> None:
     await ws.receive_json_from(timeout=5)
     student.is_active = False  # e.g. account disabled while watching
     await db(student.save)()
-    await get_channel_layer().group_send(
-        f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": []})
+    await log_lines_publish(job.id, [{"id": 1, "node": 1, "seq": 1, "t": 0.5, "level": "print", "text": "x"}])
     assert await ws.receive_output(timeout=5) == {"type": "websocket.close", "code": 4403}
 
 
@@ -99,13 +102,27 @@ async def test_permission_check_is_cached_between_messages(student, settings) ->
     ws = await _browser(job.id, "student")
     await ws.connect()
     await ws.receive_json_from(timeout=5)
-    layer = get_channel_layer()
     for n in range(3):
-        await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id,
-                                                 "lines": [{"id": n, "text": "x"}]})
+        await log_lines_publish(job.id, [{"id": n, "node": 1, "seq": n + 1, "t": 0.5, "level": "print", "text": "x"}])
         assert (await ws.receive_json_from(timeout=5))["lines"][0]["id"] == n
     student.is_active = False  # within the recheck window the viewer keeps its stream
     await db(student.save)()
-    await layer.group_send(f"job-{job.id}", {"type": "log.lines", "job_id": job.id, "lines": []})
+    await log_lines_publish(job.id, [{"id": 3, "node": 1, "seq": 4, "t": 0.5, "level": "print", "text": "x"}])
     assert (await ws.receive_json_from(timeout=5))["type"] == "log.lines"
     await ws.disconnect()
+
+
+async def test_log_batch_is_encoded_once_and_relayed_verbatim(student) -> None:
+    """Every subscriber gets the publisher's text byte for byte: the consumer does not re-encode."""
+    job = await db(job_make)(student, state=Job.State.RUNNING)
+    pages = [await _browser(job.id, "student") for _ in range(2)]
+    for ws in pages:
+        assert (await ws.connect())[0]
+        assert (await ws.receive_json_from(timeout=5))["type"] == "job.state"
+    lines = [{"id": 7, "node": 2, "seq": 5, "t": 2.25, "level": "print", "text": "caf\u00e9 \u0000 \"q\""}]
+    await log_lines_publish(job.id, lines)
+    expected = log_lines_message(job.id, lines)["text"]
+    assert json.loads(expected) == {"type": "log.lines", "lines": lines}
+    for ws in pages:
+        assert await ws.receive_from(timeout=5) == expected
+        await ws.disconnect()
