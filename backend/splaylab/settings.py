@@ -221,7 +221,15 @@ CHANNEL_LAYERS = {
         "CONFIG": {
             "hosts": [REDIS_URL],
             "prefix": os.environ.get("SPLAYLAB_CHANNEL_PREFIX", "splaylab"),
-            "capacity": 1000,
+            # Messages a channel may hold before channels_redis drops new ones (Redis side,
+            # one list per web process) or the oldest (the per-consumer buffer in the process,
+            # which always uses this global value: channel_capacity patterns do not reach it).
+            # A job floods its live views with a 200-line batch per daemon tick: at 20,000
+            # lines/s that is 100 messages/s (~16 KB each, shared by the process's consumers),
+            # so 3000 is 30 s of backlog; `expiry` drops anything older than 60 s, keeping
+            # memory bounded. A live view that still falls behind fills its seq gaps from the
+            # REST log endpoint (frontend features/logs/lib/seq-gaps.ts).
+            "capacity": 3000,
             "expiry": 60,
         },
     }
