@@ -3,6 +3,7 @@ import { subscribe, type SocketStatus } from "@/lib/ws-client";
 import type { JobSocketMessage, LogLine } from "@/types/api";
 import { getJobLogs } from "../api/get-job-logs";
 import { LogStore } from "../lib/log-store";
+import { backfillGaps, SeqGapTracker, type SeqGap } from "../lib/seq-gaps";
 
 export type HistoryState = "loading" | "done" | "error";
 
@@ -11,12 +12,15 @@ export const MIN_FLUSH_INTERVAL_MS = 100;
 /** Under a flood (last batch this big), render less often: each render costs about the same. */
 const BUSY_BATCH = 200;
 const BUSY_FLUSH_INTERVAL_MS = 250;
+/** Wait before fetching a seq hole's lines again after the REST call failed. */
+const BACKFILL_RETRY_MS = 2000;
 
 /**
  * Live log lines of a job: subscribes to /ws/jobs/<id>/, then pages the history in, and
  * again after every reconnection from the last id known to be complete. Incoming lines are
  * buffered and applied in one batch per animation frame, at most every MIN_FLUSH_INTERVAL_MS;
- * `version` changes when lines were added.
+ * `version` changes when lines were added. A hole in a node's `seq` in the live stream (the
+ * server dropped messages for this view) is filled from the REST endpoint (lib/seq-gaps.ts).
  */
 export function useLiveLogs(jobId: number) {
   const [store, setStore] = useState(() => new LogStore());
@@ -39,6 +43,9 @@ export function useLiveLogs(jobId: number) {
     let live = false; // history caught up and the socket still open
     let loading: Promise<void> | null = null;
     let reload = false;
+    const seqs = new SeqGapTracker();
+    let gaps: SeqGap[] = [];
+    let backfilling = false;
 
     const flush = () => {
       cancelAnimationFrame(frame);
@@ -74,6 +81,7 @@ export function useLiveLogs(jobId: number) {
         for (;;) {
           const page = await getJobLogs(jobId, after, { signal: controller.signal });
           const lines = page.lines ?? [];
+          seqs.known(lines);
           enqueue(lines);
           const next = page.next_after ?? (lines.length ? lines[lines.length - 1]!.id : null);
           if (lines.length === 0 || next === null || next <= after) break;
@@ -92,6 +100,7 @@ export function useLiveLogs(jobId: number) {
       loading = pageHistory()
         .then(() => {
           live = true;
+          seqs.resetMetrics();
           setHistory("done");
         })
         .catch(() => {
@@ -102,6 +111,35 @@ export function useLiveLogs(jobId: number) {
         });
     };
 
+    const backfill = async () => {
+      if (backfilling) return;
+      backfilling = true;
+      let batch: SeqGap[] = [];
+      try {
+        while (gaps.length > 0 && !controller.signal.aborted) {
+          batch = gaps;
+          gaps = [];
+          enqueue(
+            await backfillGaps(batch, (node, after) => getJobLogs(jobId, after, { node, signal: controller.signal })),
+          );
+          batch = [];
+        }
+      } catch {
+        // Server unreachable for now: keep the holes and try again shortly.
+        gaps = [...batch, ...gaps];
+        if (!controller.signal.aborted) setTimeout(() => void backfill(), BACKFILL_RETRY_MS);
+      } finally {
+        backfilling = false;
+      }
+    };
+    const receiveLines = (lines: LogLine[]) => {
+      const found = seqs.live(lines);
+      enqueue(lines);
+      if (found.length === 0) return;
+      gaps.push(...found);
+      void backfill();
+    };
+
     const unsubscribe = subscribe(`/ws/jobs/${jobId}/`, {
       onStatus: (next) => {
         setStatus(next);
@@ -110,7 +148,8 @@ export function useLiveLogs(jobId: number) {
       onOpen: loadHistory,
       onMessage: (raw) => {
         const message = raw as JobSocketMessage;
-        if (message?.type === "log.lines" && Array.isArray(message.lines)) enqueue(message.lines);
+        if (message?.type === "log.lines" && Array.isArray(message.lines)) receiveLines(message.lines);
+        else if (message?.type === "metric.chunks" && Array.isArray(message.chunks)) seqs.metrics(message.chunks);
       },
     });
 
