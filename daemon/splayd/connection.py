@@ -154,8 +154,10 @@ class Connection:
             )
             self.outbox.discard("heartbeat")
             self.ws = ws
+            commands: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
             tasks = [
-                asyncio.create_task(self._receive(ws)),
+                asyncio.create_task(self._receive(ws, commands)),
+                asyncio.create_task(self._run_commands(commands)),
                 asyncio.create_task(self._send(ws)),
                 asyncio.create_task(self._beat()),
                 asyncio.create_task(self._watch(ws)),
@@ -186,7 +188,10 @@ class Connection:
             return None
         return ssl.create_default_context(cafile=str(self.config.ca_file) if self.config.ca_file else None)
 
-    async def _receive(self, ws: ClientConnection) -> None:
+    async def _receive(self, ws: ClientConnection, commands: asyncio.Queue[dict[str, Any]]) -> None:
+        """Read every frame as it comes (the watchdog's clock, acks at once); commands go to
+        `_run_commands`, so a long one (a STOP waiting for a launch) never stops the reading
+        and the link is not judged dead meanwhile."""
         async for raw in ws:
             self.last_received = time.monotonic()
             try:
@@ -196,18 +201,24 @@ class Connection:
             except ValueError as e:
                 logger.warning("ignoring a bad frame from the controller: %s", e)
                 continue
-            await self._dispatch(msg)
+            kind = msg.get("type")
+            if kind == "ack":
+                self._on_ack(msg)
+            elif kind == "refused":
+                raise Refused(str(msg.get("reason") or "no reason given"))
+            else:
+                commands.put_nowait(msg)
         if ws.close_code == REFUSED_CLOSE_CODE:
             raise Refused(ws.close_reason or f"connection closed with code {REFUSED_CLOSE_CODE}")
         logger.warning("controller closed the connection (code %s)", ws.close_code)
 
+    async def _run_commands(self, commands: asyncio.Queue[dict[str, Any]]) -> None:
+        """The controller's commands, one at a time in the order sent (list before start)."""
+        while True:
+            await self._dispatch(await commands.get())
+
     async def _dispatch(self, msg: dict[str, Any]) -> None:
         kind, ref = msg.get("type"), msg.get("ref")
-        if kind == "ack":
-            self._on_ack(msg)
-            return
-        if kind == "refused":
-            raise Refused(str(msg.get("reason") or "no reason given"))
         if kind not in COMMANDS:
             logger.warning("ignoring unknown message type %r", kind)
             if ref is not None:
