@@ -139,13 +139,14 @@ class HostDaemon:
         if escaped:
             luajit = IMAGE_LUAJIT if self.backend == "docker" else LUAJIT
             m._argv = lambda: [luajit, "app.lua"]  # type: ignore[method-assign]
+        listed = m.jobs[job]  # a node that ends at once may free the job before `launched` returns
         try:
             reply = await m.handle({"type": "start", "job": job})
             await m.launched(job)  # START answers at once; its nodes are launched in a task
         finally:
             m.__dict__.pop("_argv", None)
         assert reply["ok"], reply
-        instances = dict(m.jobs[job].instances)
+        instances = dict(listed.instances)
         watcher = asyncio.create_task(during(self)) if during else None
         deadline = time.monotonic() + timeout
         while not all(i.done.is_set() for i in instances.values()):

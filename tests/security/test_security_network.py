@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-import splayd.jobs
+import splayd.launch
 from security.hostile import (
     BWRAP, ISOLATED, LUAJIT, HostDaemon, run_async_tests_in_own_loop,
 )
@@ -76,8 +76,8 @@ def offline(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.
     if request.param == "bwrap":
         assert BWRAP
         d.manager.isolation = NoNetwork("bwrap", BWRAP, DEFAULT_SANDBOX_DIR.resolve(), LUAJIT)
-    else:  # the job's container is created by jobs.py: give it no network
-        monkeypatch.setattr(splayd.jobs, "DockerJobSandbox", NoNetworkSandbox)
+    else:  # the job's container is created by launch.py: give it no network
+        monkeypatch.setattr(splayd.launch, "DockerJobSandbox", NoNetworkSandbox)
         NoNetworkSandbox.configs.clear()
     return d
 
