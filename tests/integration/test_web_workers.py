@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from stack_helpers import STACK_PORT, running_stack
+from stack_helpers import running_stack
+
+WEB_WORKERS_PORT = 8785
 
 pytestmark = pytest.mark.stack
 
@@ -78,7 +80,8 @@ async def watch(url: str, cookie: str, job_id: int) -> set[str]:
 def test_web_processes_share_daemons_groups_and_pooled_connections(tmp_path: Path) -> None:
     import psycopg
 
-    with running_stack(tmp_path, STACK_PORT, "splaylab_it_web_workers", 12, daemons=1,
+    # a port and Redis db of its own: the session's stack (tests/conftest.py) holds STACK_PORT meanwhile
+    with running_stack(tmp_path, WEB_WORKERS_PORT, "splaylab_it_web_workers", 14, daemons=1,
                        extra_env={"SPLAYLAB_WEB_WORKERS": "2", "SPLAYLAB_DB_POOL": "3"}) as s:
         assert len(web_workers(s.handle.children["web"].pid)) == 2
         cookie = browser_session(s)
