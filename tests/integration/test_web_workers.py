@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -90,7 +91,10 @@ def test_web_processes_share_daemons_groups_and_pooled_connections(tmp_path: Pat
         async def viewers() -> list[set[str]]:
             return await asyncio.gather(*(watch(s.url, cookie, job["id"]) for _ in range(VIEWERS)))
 
-        seen = asyncio.run(viewers())
+        # in a thread of its own: in the full suite the browser tests' Playwright keeps an event
+        # loop running in the main thread, where asyncio.run would refuse to start another
+        with ThreadPoolExecutor(1) as pool:
+            seen = pool.submit(asyncio.run, viewers()).result()
         expected = {f"line {k} {i}" for k in (1, 2) for i in range(1, 6)}
         assert seen == [expected] * VIEWERS  # every view, whichever process holds it
         assert s.wait_job(job["id"], {"ENDED", "FAILED"})["state"] == "ENDED"
