@@ -16,17 +16,8 @@ from typing import Any
 SANDBOX = Path(__file__).resolve().parent.parent
 RUN_LOCAL = SANDBOX / "run_local.py"
 
-# Prints 100 lines of ~100 bytes every 10 ms (10,000 lines a second) without end.
-FLOOD = """require "splay.base"
-events.run(function()
-  local i = 0
-  while true do
-    i = i + 1
-    print(("x"):rep(90) .. i)
-    if i % 100 == 0 then events.sleep(0.01) end
-  end
-end)
-"""
+# sandbox/tests/apps/flood.lua: 10,000 lines a second per node, without end
+FLOOD = (SANDBOX / "tests" / "apps" / "flood.lua").read_text()
 # Two bursts of 1,500 lines, 1.5 s apart: each window keeps 1,000 and drops 500.
 BURSTS = """require "splay.base"
 events.run(function()

@@ -13,17 +13,8 @@ import yaml
 
 from grading.grader import grade, load_assignment
 
-# 100 lines of ~100 bytes every 10 ms: 10,000 lines a second per node, without end.
-FLOOD = """require "splay.base"
-events.run(function()
-  local i = 0
-  while true do
-    i = i + 1
-    print(("x"):rep(90) .. i)
-    if i % 100 == 0 then events.sleep(0.01) end
-  end
-end)
-"""
+# sandbox/tests/apps/flood.lua: 10,000 lines a second per node, without end
+FLOOD = (Path(__file__).resolve().parents[2] / "sandbox" / "tests" / "apps" / "flood.lua").read_text()
 RATE_RECORD = re.compile(r"log rate limit: \d+ lines? dropped")
 
 

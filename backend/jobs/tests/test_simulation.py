@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -148,16 +149,7 @@ def test_a_simulated_job_is_always_traced(student_client, monkeypatch) -> None:
     assert 1.0 <= call[0] < 1.1  # virtual seconds since the start
 
 
-FLOOD = """require "splay.base"
-events.run(function()
-  local i = 0
-  while true do
-    i = i + 1
-    print(("x"):rep(90) .. i)
-    if i % 100 == 0 then events.sleep(0.01) end
-  end
-end)
-"""
+FLOOD = (Path(__file__).resolve().parents[3] / "sandbox" / "tests" / "apps" / "flood.lua").read_text()
 
 
 @pytest.mark.django_db(transaction=True)
