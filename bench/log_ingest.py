@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -20,20 +19,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "backend")]
 
-from cli import services  # noqa: E402
+from bench_db import bench_database_url  # noqa: E402
 
 LINES, NODES, BATCH = 100_000, 100, 200
 
 
-def database_url() -> str:
-    url = os.environ.get("DATABASE_URL") or services.start_postgres(ROOT / "var" / "bench", 54349)
-    base, _, _ = url.rpartition("/")
-    exists = subprocess.run(["psql", f"{base}/postgres", "-tAc",
-                             "SELECT 1 FROM pg_database WHERE datname='splaylab_bench_logs'"],
-                            capture_output=True, text=True, check=True).stdout.strip()
-    if exists != "1":
-        subprocess.run(["psql", f"{base}/postgres", "-qc", "CREATE DATABASE splaylab_bench_logs"], check=True)
-    return f"{base}/splaylab_bench_logs"
 
 
 def batches() -> list[list[dict]]:
@@ -70,7 +60,7 @@ def timed(label: str, feed) -> None:
 
 def main() -> None:
     global BATCHES
-    os.environ["DATABASE_URL"] = database_url()
+    os.environ["DATABASE_URL"] = bench_database_url("splaylab_bench_logs")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splaylab.settings")
     import django
     django.setup()

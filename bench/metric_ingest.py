@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,20 +18,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "backend")]
 
-from cli import services  # noqa: E402
+from bench_db import bench_database_url  # noqa: E402
 
 RECORDS, NODES, BATCH = 100_000, 100, 200
 
 
-def database_url() -> str:
-    url = os.environ.get("DATABASE_URL") or services.start_postgres(ROOT / "var" / "bench", 54349)
-    base, _, _ = url.rpartition("/")
-    admin = subprocess.run(["psql", f"{base}/postgres", "-tAc",
-                            "SELECT 1 FROM pg_database WHERE datname='splaylab_bench_metrics'"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    if admin != "1":
-        subprocess.run(["psql", f"{base}/postgres", "-qc", "CREATE DATABASE splaylab_bench_metrics"], check=True)
-    return f"{base}/splaylab_bench_metrics"
 
 
 def batches(level: str) -> list[list[dict]]:
@@ -52,7 +42,7 @@ def batches(level: str) -> list[list[dict]]:
 
 
 def main() -> None:
-    os.environ["DATABASE_URL"] = database_url()
+    os.environ["DATABASE_URL"] = bench_database_url("splaylab_bench_metrics")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splaylab.settings")
     import django
     django.setup()

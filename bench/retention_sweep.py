@@ -15,7 +15,6 @@ import argparse
 import os
 import secrets
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -26,26 +25,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "backend")]
 
-from cli import services  # noqa: E402
+from bench_db import bench_database_url  # noqa: E402
 
 DB = "splaylab_bench_retention"
 
 
-def database_url() -> str:
-    url = os.environ.get("DATABASE_URL") or services.start_postgres(ROOT / "var" / "bench", 54349)
-    base, _, _ = url.rpartition("/")
-    found = subprocess.run(["psql", f"{base}/postgres", "-tAc", f"SELECT 1 FROM pg_database WHERE datname='{DB}'"],
-                           capture_output=True, text=True, check=True).stdout.strip()
-    if found != "1":
-        subprocess.run(["psql", f"{base}/postgres", "-qc", f"CREATE DATABASE {DB}"], check=True)
-    return f"{base}/{DB}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--lines", type=int, default=300_000)
     lines = parser.parse_args().lines
-    os.environ["DATABASE_URL"] = database_url()
+    os.environ["DATABASE_URL"] = bench_database_url(DB)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splaylab.settings")
     import django
     django.setup()
