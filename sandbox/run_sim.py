@@ -1,0 +1,81 @@
+"""`./splaylab run --sim`: every node in one LuaJIT process on a virtual clock
+(sandbox/simulate.py, docs/simulation.md), printed and recorded as a live run is
+(run_records.Output: the same console lines stamped with virtual seconds, the same JSONL)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+SANDBOX = Path(__file__).resolve().parent
+if str(SANDBOX) not in sys.path:
+    sys.path.insert(0, str(SANDBOX))
+from run_records import LEVELS, Output  # noqa: E402
+
+
+def run_sim(args: argparse.Namespace) -> int:
+    """--sim: every node in one LuaJIT process on a virtual clock (sandbox/simulate.py); the same
+    console lines (stamped with virtual seconds) and JSONL records (t: virtual seconds)."""
+    if str(SANDBOX) not in sys.path:
+        sys.path.insert(0, str(SANDBOX))
+    import simulate  # sandbox/simulate.py
+    app = Path(args.app)
+    if not app.is_file():
+        print(f"run_local: no such file: {app}", file=sys.stderr)
+        return 2
+    churn, until, stop_reason = simulate.run_plan(getattr(args, "churn_plan", None), args.time)
+    seed = args.seed if args.seed is not None else 1
+    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
+    output = Output(out_file, 0.0, args.quiet)
+    tty = sys.stderr.isatty()
+
+    def on_record(k: int, t: float, level: str, text: str) -> None:
+        output.virtual = t
+        if level == "exit":
+            code, _, reason = text.partition("\t")
+            output.exit(k, int(code), reason)
+        elif level == "churn":
+            parts = text.split("\t")
+            output.churn(k, parts[0], float(parts[1]), len(parts) > 2)
+        elif level == "limit":   # sim.lua's output limits: KIND<TAB>N<TAB>TEXT
+            limit, dropped, words = text.split("\t", 2)
+            output.limit(k, "warning", words, limit, int(dropped))
+        elif level == "fatal":
+            output.record(k, "error", text)
+        else:
+            output.record(k, level if level in LEVELS else "error", text)
+
+    def on_progress(p: Any) -> None:
+        if not args.quiet:
+            line = (f"sim: virtual {p.virtual_t:,.1f} s of {until:g} s, {p.events:,} events, "
+                    f"{p.events_per_s:,.0f} events/s, {p.nodes_started:,} nodes started")
+            sys.stderr.write(("\r" + line + "\x1b[K") if tty else line + "\n")
+            sys.stderr.flush()
+
+    job = simulate.SimJob(app=app, nodes=args.nodes, time=args.time, seed=seed,
+                          net_blocks=getattr(args, "net_blocks", None), churn=churn, until=until,
+                          stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
+                          list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0),
+                          harness=Path(args.harness) if args.harness else None, output=args.output_limits,
+                          trace={"max_events": args.trace_max, "learn": args.trace_learn} if not args.no_trace else False)
+    try:
+        result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
+    except RuntimeError as e:
+        print(f"run_local: {e}", file=sys.stderr)
+        return 2
+    finally:
+        if out_file:
+            out_file.close()
+    if tty and not args.quiet:
+        sys.stderr.write("\n")
+    if not args.quiet:
+        p = result.final
+        if p is not None:
+            print(f"sim: {p.virtual_t:g} virtual s, {p.events:,} events in {result.wall_s:.1f} s "
+                  f"({p.events_per_s:,.0f} events/s), seed {seed}"
+                  + ("" if result.reproducible else " (NOT reproducible here: bubblewrap or setarch missing)"),
+                  file=sys.stderr)
+    if result.failure:
+        print(f"run_local: {result.failure}", file=sys.stderr)
+    return 0 if result.code == 0 else 1
