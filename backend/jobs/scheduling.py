@@ -1,9 +1,9 @@
 """job_schedule: SPLAY section 3.1 (REGISTER a superset, SPLAYLAB_SUPERSET or the descriptor's
 `factor` times the nodes, on the candidate daemons, fastest first; keep the first n slots that
-answer, FREE the rest, then LIST and START). Candidates (issue 8): ONLINE, available by their
-owner's policy, not drained, key not revoked, labels matching the descriptor's `daemon_labels`,
-owner's ceilings (hello `limits`) at least what the descriptor names. Called by the Celery
-task with a job id.
+answer, FREE the rest, then LIST and START). Candidates (issue 8) are chosen by jobs.selection: ONLINE, available by
+their owner's policy, not drained, key not revoked, labels matching the descriptor's
+`daemon_labels`, owner's ceilings (hello `limits`) at least what the descriptor names. Called
+by the Celery task with a job id.
 
 Every wait here is for a reply whose work does not grow with the job's size, so one
 SPLAYLAB_REGISTER_TIMEOUT fits a job of 1 node as of 1,000: REGISTER picks ports, LIST writes
@@ -11,7 +11,6 @@ the job down (and compiles an emulated network: about 0.5 s for 500 of 1,000 kin
 START answers before it launches anything (each instance then reports RUNNING or FAILED)."""
 from __future__ import annotations
 
-import heapq
 import logging
 import math
 import time
@@ -26,7 +25,6 @@ from daemons.commands import Command, Reply, commands_send
 from daemons.models import Daemon
 from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
-from lib.network import netmodel
 
 from .churn import network_overlay as churn_network_overlay
 from .churn import plan_load as churn_plan_load
@@ -34,133 +32,13 @@ from .churn import remaining as churn_remaining
 from .churn import start_lead as churn_start_lead
 from .churn import timelines as churn_timelines
 from .models import ChurnEvent, Job, JobInstance
+from .selection import daemon_request, exclusions_text, job_ask, plural, spread
 from .services import instances_terminate, job_finish_if_done, job_state_set
 
 logger = logging.getLogger(__name__)
 
 State = Job.State
 IState = JobInstance.State
-MB = 1024 * 1024
-
-# The daemon's limit name (register/list "limits") -> (its ceiling in hello's "limits", the
-# ceiling's unit in bytes or 1, the descriptor key a student wrote).
-CEILINGS = {
-    "disk_max_size": ("disk_max_size_mb", MB, "disk_max_size"),
-    "disk_max_files": ("disk_max_files", 1, "disk_max_files"),
-    "max_sockets": ("max_sockets", 1, "network_max_sockets"),
-    "max_send": ("max_send_mb", MB, "network_max_send"),
-    "max_receive": ("max_receive_mb", MB, "network_max_receive"),
-    "log_lines_per_second": ("log_lines_per_second", 1, "log_lines_per_second"),   # output limits
-    "log_max_size": ("log_max_size_mb", MB, "log_max_size"),
-}
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _size(n: float) -> str:
-    """Sizes as the daemons write them: "512 MB", "19.1 MB", "512 KB", "100 bytes"."""
-    for unit, scale in (("GB", 1024**3), ("MB", MB), ("KB", 1024)):
-        if n >= scale:
-            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
-    return f"{int(n)} bytes"
-
-
-def spread(free: dict[int, int], want: int, order: list[int] | None = None) -> dict[int, int]:
-    """Pure: give `want` slots one at a time to the daemon with the most free slots left
-    (ties: the earliest in `order`, by default the lowest id), so load evens out across daemons."""
-    rank = {d: i for i, d in enumerate(order if order is not None else sorted(free))}
-    heap = [(-f, rank.get(d, len(rank) + d), d) for d, f in free.items() if f > 0]
-    heapq.heapify(heap)
-    out: dict[int, int] = {}
-    for _ in range(want):
-        if not heap:
-            break
-        neg, r, d = heapq.heappop(heap)
-        out[d] = out.get(d, 0) + 1
-        if neg + 1 < 0:
-            heapq.heappush(heap, (neg + 1, r, d))
-    return out
-
-
-@dataclass(frozen=True)
-class Ask:
-    """What a job asks of every daemon, before each daemon's ceilings are applied."""
-    max_mem: int | None  # bytes, when the descriptor names it
-    limits: dict[str, Any]  # the descriptor's limits (daemon names)
-    labels: dict[str, list[str]]  # label -> accepted values
-    factor: float  # REGISTER ceil(nodes x factor) slots
-    bandwidth: float | None = None  # bytes/s per node, when the job's network names it
-
-
-def job_ask(job: Job) -> Ask:
-    descriptor = Descriptor(values=dict(job.descriptor or {}))
-    factor = descriptor.factor if descriptor.factor is not None else settings.SPLAYLAB_SUPERSET
-    asked = (job.network or {}).get("bandwidth")
-    return Ask(max_mem=descriptor.max_mem, limits=descriptor.limits(), labels=descriptor.daemon_labels,
-               factor=max(1.0, float(factor)), bandwidth=netmodel.parse_rate(str(asked)) if asked else None)
-
-
-def labels_text(labels: dict[str, list[str]]) -> str:
-    return ",".join(f"{k}={'|'.join(v)}" for k, v in labels.items())
-
-
-def _ceiling(limits: Any, key: str) -> float | None:
-    value = limits.get(key) if isinstance(limits, dict) else None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        return None  # not reported: the daemon checks it itself
-    return value
-
-
-def daemon_request(ask: Ask, daemon: Daemon) -> tuple[dict[str, Any] | None, str]:
-    """Pure: ({max_mem, max_cpu, limits} to send this daemon in register/list, "") or (None,
-    why it is not a candidate). A value the descriptor names is asked exactly and a daemon
-    whose owner allows less is skipped; one it does not name is min(the controller's default,
-    the daemon's ceiling) (disk and network: left out, the daemon fills in its ceiling).
-    A ceiling the daemon does not report is not checked here (the daemon refuses)."""
-    if daemon.revoked_at is not None:
-        return None, "key revoked"
-    if daemon.drained:
-        return None, "drained by an instructor"
-    if not daemon.available:
-        return None, "unavailable by their owners' policy"
-    labels = daemon.labels if isinstance(daemon.labels, dict) else {}
-    if any(str(labels.get(k)) not in values for k, values in ask.labels.items()):
-        return None, f"labels {labels_text(ask.labels)} not matched"
-    ceilings = daemon.limits
-    mem_ceiling = _ceiling(ceilings, "max_mem_mb")
-    if ask.max_mem is not None:
-        if mem_ceiling is not None and ask.max_mem > mem_ceiling * MB:
-            return None, f"max_mem {_size(ask.max_mem)} above their owners' limit"
-        max_mem = ask.max_mem
-    else:
-        max_mem = settings.SPLAYLAB_MAX_MEM_MB * MB
-        if mem_ceiling is not None:
-            max_mem = min(max_mem, int(mem_ceiling * MB))
-    max_cpu = settings.SPLAYLAB_MAX_CPU_SECONDS
-    cpu_ceiling = _ceiling(ceilings, "max_cpu_seconds")
-    if cpu_ceiling is not None:
-        max_cpu = min(max_cpu, int(cpu_ceiling))
-    bandwidth_ceiling = _ceiling(ceilings, "max_bandwidth_kbps")  # 0: no cap
-    if ask.bandwidth is not None and bandwidth_ceiling and ask.bandwidth * 8 / 1000 > bandwidth_ceiling:
-        return None, f"bandwidth {ask.bandwidth * 8 / 1000:g} kbit/s above their owners' limit"
-    for name, value in ask.limits.items():
-        if name not in CEILINGS:
-            continue
-        key, unit, written = CEILINGS[name]
-        ceiling = _ceiling(ceilings, key)
-        if ceiling is not None and value > ceiling * unit:
-            shown = _size(value) if unit != 1 else str(value)
-            return None, f"{written} {shown} above their owners' limit"
-    return {"max_mem": max_mem, "max_cpu": max_cpu, "limits": dict(ask.limits)}, ""
-
-
-def exclusions_text(excluded: dict[str, int]) -> str:
-    """{"drained by an instructor": 2} -> "2 daemons excluded: drained by an instructor"."""
-    return "; ".join(f"{_plural(n, 'daemon')} excluded: {why}" for why, n in excluded.items())
-
-
 @dataclass
 class Kept:
     daemon_id: int
@@ -213,9 +91,9 @@ def _reserve(job: Job) -> Plan | None:
         why_not = exclusions_text(excluded)
         if total < job.nodes:
             job_state_set(job.id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
-                          reason=f"job needs {_plural(job.nodes, 'instance')}, only "
-                                 f"{_plural(total, 'free slot')} on "
-                                 f"{_plural(len(daemons), 'online daemon')}"
+                          reason=f"job needs {plural(job.nodes, 'instance')}, only "
+                                 f"{plural(total, 'free slot')} on "
+                                 f"{plural(len(daemons), 'online daemon')}"
                                  + (" of your course" if allowed is not None else "")
                                  + (f" ({why_not})" if why_not else ""))
             return None
@@ -339,7 +217,7 @@ def job_schedule_run(job_id: int) -> None:
         instances_terminate(job_id=job_id, state=IState.KILLED, reason="not deployed")
         detail = "; ".join(reg.refusals + ([reserved.excluded] if reserved.excluded else []))
         job_state_set(job_id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
-                      reason=f"job needs {_plural(job.nodes, 'instance')}, only "
+                      reason=f"job needs {plural(job.nodes, 'instance')}, only "
                              f"{len(reg.kept)} slots answered within "
                              f"{settings.SPLAYLAB_REGISTER_TIMEOUT:g} s" + (f" ({detail})" if detail else ""))
         return

@@ -9,7 +9,7 @@ from channels.db import database_sync_to_async as db
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job, JobInstance
-from jobs.scheduling import spread
+from jobs.selection import spread
 from jobs.tasks import job_schedule
 from jobs.tests.factories import in_worker_thread, instance_make, job_make
 

@@ -10,7 +10,7 @@ from daemons.models import Daemon
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job
-from jobs.scheduling import Ask, daemon_request, exclusions_text, job_ask, spread
+from jobs.selection import Ask, daemon_request, exclusions_text, job_ask, spread
 from jobs.tasks import job_schedule
 from jobs.tests.factories import in_worker_thread, job_make
 

@@ -1,0 +1,137 @@
+"""Which daemons may take a job and how many slots each (SPLAY section 3.1's candidates, issue 8):
+the job's ask (jobs.models.Job + its descriptor), each daemon's answer to it (ONLINE, available,
+labels, the owner's ceilings in its hello `limits`), `spread` of the wanted slots over the
+candidates, and the texts NO_RESOURCES gives when none or too few fit. Used by jobs.scheduling."""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+from daemons.models import Daemon
+from lib.descriptor import Descriptor
+from lib.network import netmodel
+
+from .models import Job
+
+MB = 1024 * 1024
+
+# The daemon's limit name (register/list "limits") -> (its ceiling in hello's "limits", the
+# ceiling's unit in bytes or 1, the descriptor key a student wrote).
+CEILINGS = {
+    "disk_max_size": ("disk_max_size_mb", MB, "disk_max_size"),
+    "disk_max_files": ("disk_max_files", 1, "disk_max_files"),
+    "max_sockets": ("max_sockets", 1, "network_max_sockets"),
+    "max_send": ("max_send_mb", MB, "network_max_send"),
+    "max_receive": ("max_receive_mb", MB, "network_max_receive"),
+    "log_lines_per_second": ("log_lines_per_second", 1, "log_lines_per_second"),   # output limits
+    "log_max_size": ("log_max_size_mb", MB, "log_max_size"),
+}
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def size_text(n: float) -> str:
+    """Sizes as the daemons write them: "512 MB", "19.1 MB", "512 KB", "100 bytes"."""
+    for unit, scale in (("GB", 1024**3), ("MB", MB), ("KB", 1024)):
+        if n >= scale:
+            return f"{n / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{int(n)} bytes"
+
+
+def spread(free: dict[int, int], want: int, order: list[int] | None = None) -> dict[int, int]:
+    """Pure: give `want` slots one at a time to the daemon with the most free slots left
+    (ties: the earliest in `order`, by default the lowest id), so load evens out across daemons."""
+    rank = {d: i for i, d in enumerate(order if order is not None else sorted(free))}
+    heap = [(-f, rank.get(d, len(rank) + d), d) for d, f in free.items() if f > 0]
+    heapq.heapify(heap)
+    out: dict[int, int] = {}
+    for _ in range(want):
+        if not heap:
+            break
+        neg, r, d = heapq.heappop(heap)
+        out[d] = out.get(d, 0) + 1
+        if neg + 1 < 0:
+            heapq.heappush(heap, (neg + 1, r, d))
+    return out
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What a job asks of every daemon, before each daemon's ceilings are applied."""
+    max_mem: int | None  # bytes, when the descriptor names it
+    limits: dict[str, Any]  # the descriptor's limits (daemon names)
+    labels: dict[str, list[str]]  # label -> accepted values
+    factor: float  # REGISTER ceil(nodes x factor) slots
+    bandwidth: float | None = None  # bytes/s per node, when the job's network names it
+
+
+def job_ask(job: Job) -> Ask:
+    descriptor = Descriptor(values=dict(job.descriptor or {}))
+    factor = descriptor.factor if descriptor.factor is not None else settings.SPLAYLAB_SUPERSET
+    asked = (job.network or {}).get("bandwidth")
+    return Ask(max_mem=descriptor.max_mem, limits=descriptor.limits(), labels=descriptor.daemon_labels,
+               factor=max(1.0, float(factor)), bandwidth=netmodel.parse_rate(str(asked)) if asked else None)
+
+
+def labels_text(labels: dict[str, list[str]]) -> str:
+    return ",".join(f"{k}={'|'.join(v)}" for k, v in labels.items())
+
+
+def ceiling_of(limits: Any, key: str) -> float | None:
+    value = limits.get(key) if isinstance(limits, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return None  # not reported: the daemon checks it itself
+    return value
+
+
+def daemon_request(ask: Ask, daemon: Daemon) -> tuple[dict[str, Any] | None, str]:
+    """Pure: ({max_mem, max_cpu, limits} to send this daemon in register/list, "") or (None,
+    why it is not a candidate). A value the descriptor names is asked exactly and a daemon
+    whose owner allows less is skipped; one it does not name is min(the controller's default,
+    the daemon's ceiling) (disk and network: left out, the daemon fills in its ceiling).
+    A ceiling the daemon does not report is not checked here (the daemon refuses)."""
+    if daemon.revoked_at is not None:
+        return None, "key revoked"
+    if daemon.drained:
+        return None, "drained by an instructor"
+    if not daemon.available:
+        return None, "unavailable by their owners' policy"
+    labels = daemon.labels if isinstance(daemon.labels, dict) else {}
+    if any(str(labels.get(k)) not in values for k, values in ask.labels.items()):
+        return None, f"labels {labels_text(ask.labels)} not matched"
+    ceilings = daemon.limits
+    mem_ceiling = ceiling_of(ceilings, "max_mem_mb")
+    if ask.max_mem is not None:
+        if mem_ceiling is not None and ask.max_mem > mem_ceiling * MB:
+            return None, f"max_mem {size_text(ask.max_mem)} above their owners' limit"
+        max_mem = ask.max_mem
+    else:
+        max_mem = settings.SPLAYLAB_MAX_MEM_MB * MB
+        if mem_ceiling is not None:
+            max_mem = min(max_mem, int(mem_ceiling * MB))
+    max_cpu = settings.SPLAYLAB_MAX_CPU_SECONDS
+    cpu_ceiling = ceiling_of(ceilings, "max_cpu_seconds")
+    if cpu_ceiling is not None:
+        max_cpu = min(max_cpu, int(cpu_ceiling))
+    bandwidth_ceiling = ceiling_of(ceilings, "max_bandwidth_kbps")  # 0: no cap
+    if ask.bandwidth is not None and bandwidth_ceiling and ask.bandwidth * 8 / 1000 > bandwidth_ceiling:
+        return None, f"bandwidth {ask.bandwidth * 8 / 1000:g} kbit/s above their owners' limit"
+    for name, value in ask.limits.items():
+        if name not in CEILINGS:
+            continue
+        key, unit, written = CEILINGS[name]
+        ceiling = ceiling_of(ceilings, key)
+        if ceiling is not None and value > ceiling * unit:
+            shown = size_text(value) if unit != 1 else str(value)
+            return None, f"{written} {shown} above their owners' limit"
+    return {"max_mem": max_mem, "max_cpu": max_cpu, "limits": dict(ask.limits)}, ""
+
+
+def exclusions_text(excluded: dict[str, int]) -> str:
+    """{"drained by an instructor": 2} -> "2 daemons excluded: drained by an instructor"."""
+    return "; ".join(f"{plural(n, 'daemon')} excluded: {why}" for why, n in excluded.items())
