@@ -302,7 +302,8 @@ function M.new(opts)
   local kernel = setmetatable({ heap = {}, seq = 0, now = 0, events = 0, started = 0, up = {},
     start_node = opts.start_node, emit = opts.emit, grace = opts.grace or 2,
     before_resume = opts.before_resume, after_resume = opts.after_resume, failed = false }, Kernel)
-  kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end)
+  kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end,
+    function(t, fn) kernel:_post(t, fn) end)   -- messages in flight (splaylab.rpc_fast)
   return kernel
 end
 
