@@ -6,6 +6,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from daemons.commands import Command, commands_send
+from logs.publisher import job_state_publish
 
 from .models import Job, JobInstance
 from .scheduling import churn_replace_run, job_schedule_safely, launch_allowance
@@ -43,6 +44,9 @@ def job_stop(job_id: int) -> None:
                   timeout=settings.SPLAYLAB_REGISTER_TIMEOUT)
     instances_terminate(job_id=job_id, state=JobInstance.State.KILLED, reason=reason)
     job_finish_if_done(job_id)
+    # A stopped job was KILLED (and pushed) before its daemons ended its nodes: push it again
+    # now its instances have ended, so an open page does not show them RUNNING until a reload.
+    job_state_publish(job_id)
 
 
 @shared_task(name="jobs.tasks.jobs_expire")

@@ -37,6 +37,34 @@ async def test_stop_tells_the_daemon_and_kills_the_instances(student) -> None:
     await splayd.close()
 
 
+@pytest.mark.django_db(transaction=True)
+async def test_an_open_job_page_sees_the_instances_end_after_a_stop(student) -> None:
+    """Stop marks the job KILLED at once; the page watching it must then also be told that its
+    instances ended (it stops polling a terminal job), not keep showing them RUNNING."""
+    from logs.tests.test_job_consumer import _browser
+
+    daemon, key = await db(daemon_make)(session="s")
+    job = await db(job_make)(student, state=Job.State.KILLED, nodes=2, reason="stopped by student")
+    for node in (1, 2):
+        await db(instance_make)(job, node, daemon)
+    page = await _browser(job.id, "student")
+    assert (await page.connect())[0]
+    first = await page.receive_json_from(timeout=5)
+    assert [i["state"] for i in first["job"]["instances"]] == ["RUNNING", "RUNNING"]
+    splayd = FakeSplayd(key, session="s", instances=[{"job": job.id, "node": n, "state": "RUNNING"}
+                                                      for n in (1, 2)])
+    await splayd.connect()
+    task = in_worker_thread(job_stop, job.id)
+    await splayd.reply(await splayd.expect("stop"))
+    await asyncio.wait_for(task, 10)
+    pushed = await page.receive_json_from(timeout=5)
+    assert pushed["type"] == "job.state"
+    assert (pushed["job"]["state"], [i["state"] for i in pushed["job"]["instances"]]) == \
+        ("KILLED", ["KILLED", "KILLED"])
+    await page.disconnect()
+    await splayd.close()
+
+
 def test_expire_stops_jobs_past_duration_and_grace_once(student, settings, monkeypatch) -> None:
     settings.SPLAYLAB_JOB_GRACE = 15
     stopped: list[int] = []
