@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from run_records import Output, report_exit
-from run_setup import SANDBOX, free_port_base, job_spec
+from run_setup import SANDBOX, job_spec, local_nodes
 
 DAEMON_DIR = SANDBOX.parent / "daemon"  # splayd (the Docker backend), imported on demand
 
@@ -72,9 +72,8 @@ def run_docker(args: argparse.Namespace) -> int:
 async def _run_docker(args: argparse.Namespace, app: Path, luajit: str, backend: Any) -> int:
     import asyncio
 
-    n, host = args.nodes, "127.0.0.1"
-    base = free_port_base(n, host)  # host networking: the same ports as the process backend
-    nodes = [{"ip": host, "port": base + i} for i in range(n)]
+    n = args.nodes
+    nodes = local_nodes(n)  # host networking: the same addresses and ports as the process backend
     root = Path(tempfile.mkdtemp(prefix="splaylab-run-"))
     root.chmod(0o755)  # bind-mounted at /work: the sandbox user (nobody under root) walks it
     for k in range(1, n + 1):

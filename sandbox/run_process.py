@@ -24,7 +24,7 @@ NODE_LUA = SANDBOX / "node.lua"
 if str(SANDBOX) not in sys.path:
     sys.path.insert(0, str(SANDBOX))
 from run_records import GRACE_S, Output, report_exit, report_graceful_leave  # noqa: E402
-from run_setup import free_port_base, job_spec  # noqa: E402
+from run_setup import job_spec, local_nodes  # noqa: E402
 
 
 def rlimit_preexec(max_mem: int, max_cpu: int, max_files: int, max_fsize: int) -> Callable[[], None]:
@@ -56,9 +56,8 @@ def run_processes(args: argparse.Namespace) -> int:
     if not luajit:
         print("run_local: luajit not found (apt-get install luajit)", file=sys.stderr)
         return 2
-    n, host = args.nodes, "127.0.0.1"
-    base = free_port_base(n, host)
-    nodes = [{"ip": host, "port": base + i} for i in range(n)]
+    n = args.nodes
+    nodes = local_nodes(n)  # free ports, a loopback address per node
     root = Path(tempfile.mkdtemp(prefix="splaylab-run-"))
     out_file = open(args.out, "w", encoding="utf-8") if args.out else None
     start = time.time()

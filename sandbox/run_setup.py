@@ -26,8 +26,9 @@ def node_port_range() -> tuple[int, int]:
     return PORT_RANGE
 
 
-def free_port_base(n: int, host: str = "127.0.0.1", tries: int = 50) -> int:
-    """A base port b such that b .. b+n-1 are free for TCP and UDP on host."""
+def free_port_base(n: int, host: str = "0.0.0.0", tries: int = 50) -> int:
+    """A base port b such that b .. b+n-1 are free for TCP and UDP on host (the default, every
+    address: a port that any loopback address holds, e.g. another run's node, is not free)."""
     rng = random.Random()
     for _ in range(tries):
         lo, hi = node_port_range()
@@ -46,6 +47,16 @@ def free_port_base(n: int, host: str = "127.0.0.1", tries: int = 50) -> int:
             for s in held:
                 s.close()
     raise RuntimeError(f"no {n} consecutive free ports found on {host}")
+
+
+def local_nodes(n: int) -> list[dict[str, Any]]:
+    """The N nodes of a local run: consecutive free ports, and a loopback address of its own
+    for each node (node_address.py), as a daemon on this machine gives its nodes."""
+    if str(SANDBOX) not in sys.path:
+        sys.path.insert(0, str(SANDBOX))
+    from node_address import node_ip
+    base = free_port_base(n)
+    return [{"ip": node_ip("127.0.0.1", base + i), "port": base + i} for i in range(n)]
 
 
 def job_spec(args: argparse.Namespace, nodes: list[dict[str, Any]], k: int) -> dict[str, Any]:

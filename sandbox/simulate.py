@@ -37,8 +37,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 SANDBOX = Path(__file__).resolve().parent
+if str(SANDBOX) not in sys.path:  # node_address.py sits beside this file
+    sys.path.append(str(SANDBOX))
+from node_address import node_ip  # noqa: E402
+
 SIM_LUA = SANDBOX / "sim.lua"
 DAEMON_DIR = SANDBOX.parent / "daemon"
+TRANSPORTS = ("fast", "sockets")   # SimJob.transport: docs/simulation.md "The message fast path"
 EXIT_TEXT = {1: "a node failed", 2: "bad input", 3: "simulator internal error", 4: "out of memory",
              5: "a node computed without end"}
 
@@ -88,6 +93,7 @@ class SimJob:
     harness: Path | None = None             # an assignment's harness (docs/grading.md)
     trace: Any = None                       # the trace block ({max_events}); False: off (benchmarks)
     output: Any = None                      # splayd.output_limits.OutputLimits (None: the defaults)
+    transport: str = "fast"                 # rpc/urpc messages: "fast" (copies) | "sockets" (encoded, as live)
 
 
 @dataclass
@@ -155,8 +161,9 @@ def _bootstrap_positions(job: "SimJob", nodes: list[dict[str, Any]]) -> list[lis
 
 
 def node_addresses(n: int) -> list[dict[str, Any]]:
-    """The simulated nodes' addresses: as a local live run's (127.0.0.1, one port each)."""
-    return [{"ip": "127.0.0.1", "port": 20000 + i} for i in range(n)]
+    """The simulated nodes' addresses: as a local live run's (a loopback address and a port
+    each, node_address.py), the same for every run of N nodes."""
+    return [{"ip": node_ip("127.0.0.1", 20000 + i), "port": 20000 + i} for i in range(n)]
 
 
 def _argv(luajit: str, spec_path: Path, workdir: Path, seed_file: Path, seccomp_fd: int | None) -> tuple[list[str], bool]:
@@ -186,6 +193,8 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
              workdir: Path | None = None, keep: bool = False,
              cancel: Callable[[], bool] | None = None) -> SimResult:
     """Run the job; cancel(), asked about once a second, stops the simulator when it says True."""
+    if job.transport not in TRANSPORTS:
+        raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {job.transport!r}")
     luajit = shutil.which("luajit")
     if not luajit:
         raise RuntimeError("luajit not found (apt-get install luajit)")
@@ -201,7 +210,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
         "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
         "trace": job.trace, "harness": str(root / "harness.lua") if job.harness else None,
-        "output": output_limits(job.output).sim_block(),
+        "output": output_limits(job.output).sim_block(), "transport": job.transport,
     }
     shutil.copyfile(job.app, root / "app.lua")
     if job.harness:

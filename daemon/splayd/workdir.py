@@ -28,7 +28,7 @@ def node_files_write(cfg: Config, job: Job, node: int, port: int, held: bool = F
     workdir.mkdir(parents=True)
     (workdir / "app.lua").write_text(job.code or "", encoding="utf-8")
     spec = {
-        "me": {"ip": cfg.ip, "port": port},
+        "me": _me(cfg, job, node, port),
         "list_type": job.list_type,
         "list_size": job.list_size,
         "position": node,
@@ -45,6 +45,16 @@ def node_files_write(cfg: Config, job: Job, node: int, port: int, held: bool = F
     text = json.dumps(spec)[:-1] + f', "nodes": {_nodes_json(job)}, "all_nodes": {_all_nodes_json(job)}}}'
     (workdir / "job.json").write_text(text, encoding="utf-8")
     return workdir
+
+
+def _me(cfg: Config, job: Job, node: int, port: int) -> dict[str, Any]:
+    """The node's own entry of the controller's node list (node k = nodes[k-1]): its address
+    there is its own, a loopback address per node on the controller's host (docs/decisions.md,
+    "One address per node"); this daemon's ip when the list does not name the node's port."""
+    listed = job.nodes[node - 1] if 0 < node <= len(job.nodes) else None
+    if isinstance(listed, dict) and listed.get("port") == port and isinstance(listed.get("ip"), str):
+        return {"ip": listed["ip"], "port": port}
+    return {"ip": cfg.ip, "port": port}
 
 
 def _parts(job: Job) -> dict[Any, Any]:

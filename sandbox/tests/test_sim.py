@@ -166,7 +166,10 @@ events.run(function()
   for _, n in ipairs(job.nodes) do listed[#listed + 1] = n.port - job.me.port + job.position end
   -- a node outside the bootstrap list is still a node of the job: reachable
   local far = job.position % 5 + 1
-  local answer = rpc.call({{ip = job.me.ip, port = job.me.port - job.position + far}}, {{"hello"}})
+  local port = job.me.port - job.position + far
+  -- its address by node_address.py's rule (a node of its own: 127.1.<port // 256>.<port % 256>)
+  local ip = string.format("127.1.%d.%d", math.floor(port / 256), port % 256)
+  local answer = rpc.call({{ip = ip, port = port}}, {{"hello"}})
   log.print(string.format("listed %s far %d answered %s", table.concat(listed, ","), far, tostring(answer)))
   events.sleep(1)
   events.exit()

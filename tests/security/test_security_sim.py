@@ -113,7 +113,8 @@ def test_a_hostile_node_changes_nothing_the_other_simulated_nodes_see(tmp_path: 
             assert f"{when} globals=nil,nil,nil" in lines
             assert f"{when} strings=ABC,ABC,abab,x" in lines
             assert f"{when} clock=true,function,0" in lines
-            assert f"{when} job=20001,127.0.0.1 rpc=false" in lines
+            # each node's own address (sandbox/node_address.py: 127.1.<port // 256>.<port % 256>)
+            assert f"{when} job=20001,127.1.78.{31 + node} rpc=false" in lines
         assert "after rpc=ping" in lines   # node 1 is still reachable by messages
 
 

@@ -128,7 +128,9 @@ function tcp:bind(host, port)
   if not raw then return nil, "closed" end
   if not may_bind(port) then return bind_denied(port) end
   raw:setoption("reuseaddr", true)
-  return raw:bind(host == "localhost" and "127.0.0.1" or host, port)
+  local ok, err = raw:bind(policy.bind_host(host), port)
+  if ok then self.bound = true end
+  return ok, err
 end
 
 function tcp:listen(backlog)
@@ -169,6 +171,12 @@ function tcp_connect(self, host, port)
       events.sleep(0.05)
       if not RAW[self] then return nil, "closed" end
     end
+  end
+  local own = policy.settings.own_ip
+  if own and not self.bound and policy.is_loopback(ip) then
+    -- to a loopback peer, leave from the node's own address (else the kernel picks
+    -- 127.0.0.1); a failed bind leaves the choice to the kernel, as before
+    self.bound = raw:bind(own, 0) and true
   end
   local ok
   ok, err = raw:connect(ip, port)

@@ -10,6 +10,9 @@ Runtime side only (splaylab.socket; never given to student code):
                                           (stats = {sockets, sent, received, dropped}, a new
                                           table at each init)
   policy.may_bind(port) -> bool           policy.bind_denied(port) -> nil, message
+  policy.bind_host(host) -> host          the address a bind to `host` really uses (below)
+  policy.is_loopback(ip) -> bool          a 127.x.y.z address
+  policy.settings.own_ip                  me.ip when it is a loopback address, else nil
   policy.check_dest(host, port, verb) -> ip | nil, message     resolve, then the rules below
   policy.deny_blacklisted(ip, port, verb) -> true | nil, message
   policy.count_socket() -> true | nil, message                 one more open socket
@@ -18,6 +21,9 @@ Runtime side only (splaylab.socket; never given to student code):
 
 Rules (limits from job.json "limits", see docs/architecture.md):
   bind: only this instance's ports: me.port .. me.port + nb_ports - 1 and bind_ports.
+    A node on a loopback address of its own (docs/decisions.md, "One address per node") binds
+    "*", "0.0.0.0", "localhost" and 127.0.0.1 on that address, and its outgoing sockets leave
+    from it (splaylab.socket binds them first), so peers see its job.me.ip as the source.
   connect / sendto / setpeername: only the job's nodes (each node's port range) and `allow`;
     a UDP socket may also answer (sendto) any address it received a datagram from;
     denied: nil, "connect to IP:PORT denied: not a node of this job" plus a warning record.
@@ -50,6 +56,7 @@ M.settings = {
   udp_drop_ratio = 0,
   nb_ports = 1,
   first_port = nil,     -- me.port
+  own_ip = nil,         -- me.ip when it is a loopback address (127.x.y.z), else nil
   bind_ports = {},      -- set: port -> true
   peers = {},           -- set: "ip:port" -> true (every port of every node)
   allow = {},           -- set: "ip:port" | "ip:*" -> true
@@ -112,6 +119,8 @@ function M.init(opts)
   s.udp_drop_ratio = tonumber(opts.udp_drop_ratio) or 0
   s.nb_ports = tonumber(opts.nb_ports) or 1
   s.first_port = opts.me and tonumber(opts.me.port)
+  local me_ip = opts.me and opts.me.ip and tostring(opts.me.ip)
+  s.own_ip = me_ip and M.is_loopback(me_ip) and me_ip or nil
   s.bind_ports, s.peers, s.allow, s.deny = {}, {}, {}, {}
   for _, p in ipairs(opts.bind_ports or {}) do s.bind_ports[tonumber(p)] = true end
   local function add_node(n)
@@ -143,6 +152,19 @@ function M.may_bind(port)
   if not port then return false end
   if s.bind_ports[port] then return true end
   return s.first_port ~= nil and port >= s.first_port and port < s.first_port + s.nb_ports
+end
+
+function M.is_loopback(ip)
+  return tostring(ip):match("^127%.%d+%.%d+%.%d+$") ~= nil
+end
+
+-- On a loopback address of its own, "the local host" of a node is that address: a server
+-- bound there is the one its peers reach at job.me.
+local LOCAL_HOST = { ["*"] = true, ["0.0.0.0"] = true, localhost = true, ["127.0.0.1"] = true }
+function M.bind_host(host)
+  local own = M.settings.own_ip
+  if own and LOCAL_HOST[host] then return own end
+  return host == "localhost" and "127.0.0.1" or host
 end
 
 function M.bind_denied(port)

@@ -50,7 +50,19 @@ function M.build(ctx)
     local raw = RAW[self]
     if not raw then return nil, "closed" end
     if not may_bind(port) then return bind_denied(port) end
-    return raw:setsockname(host == "localhost" and "127.0.0.1" or host, port)
+    local ok, err = raw:setsockname(policy.bind_host(host), port)
+    if ok then self.bound = true end
+    return ok, err
+  end
+
+  -- A node on a loopback address of its own sends to loopback peers from it (else the kernel
+  -- picks 127.0.0.1 and the receiver's receivefrom would not name the node); a failed bind
+  -- changes nothing.
+  local function own_source(self, raw, ip)
+    local own = policy.settings.own_ip
+    if own and not self.bound and policy.is_loopback(ip) then
+      self.bound = raw:setsockname(own, 0) and true
+    end
   end
 
   function udp:setpeername(host, port)
@@ -61,6 +73,7 @@ function M.build(ctx)
     if not ip then return nil, err end
     self.peer = { ip, tonumber(port) }
     self.kind = "connected"
+    own_source(self, raw, ip)
     return raw:setpeername(ip, port)
   end
 
@@ -105,6 +118,8 @@ function M.build(ctx)
       ip, err = check_dest(host, port, "send")
       if not ip then return nil, err end
     end
+    local raw = RAW[self]
+    if raw then own_source(self, raw, ip) end
     return udp_out(self, data, ip, tonumber(port))
   end
 
