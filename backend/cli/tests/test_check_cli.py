@@ -1,0 +1,50 @@
+"""`./splaylab check`: syntax first, then the lint with SPLAY's globals (needs luajit and luacheck)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli import check
+
+
+def write(tmp_path: Path, code: str) -> Path:
+    path = tmp_path / "app.lua"
+    path.write_text(code)
+    return path
+
+
+def test_splay_globals_are_known_and_a_typo_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, 'require "splay.base"\nlocal rpc = require "splay.rpc"\n'
+                 "function ping_me() return job.position end\n"
+                 "events.run(function()\n  rpc.server(job.me.port)\n  log.info(misc.time(), socket)\n"
+                 "  evnts.sleep(1)\nend)\n")
+    assert check.main([str(path), "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["syntax_error"] is None
+    assert [(w["line"], w["column"], w["code"], w["message"]) for w in result["warnings"]] == [
+        (7, 3, "W113", "accessing undefined variable 'evnts'")]
+
+
+def test_unused_shadowing_and_unreachable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "local a = 1\nlocal function f()\n  local a = 2\n  return a\nend\n"
+                 "f()\nwhile true do end\nprint(1)\n")
+    assert check.main([str(path)]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{path}:1:7: (W211) unused variable 'a'",
+                   f"{path}:3:9: (W431) shadowing upvalue 'a' on line 1",
+                   f"{path}:8:1: (W511) unreachable code"]
+
+
+def test_syntax_error_comes_from_luajit_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write(tmp_path, "print(1)\nlocal x = = 2\n")
+    assert check.main([str(path)]) == 1
+    assert capsys.readouterr().out.strip() == f"{path}: syntax error: app.lua:2: unexpected symbol near '='"
+
+
+def test_clean_file_exits_0_and_missing_file_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check.main([str(write(tmp_path, 'require "splay.base"\nevents.run(function() events.exit() end)\n'))]) == 0
+    assert capsys.readouterr().out.strip().endswith("OK")
+    assert check.main([str(tmp_path / "nope.lua")]) == 2
+    assert "no such file" in capsys.readouterr().err
