@@ -95,6 +95,8 @@ class JobInstance(models.Model):
     daemon = models.ForeignKey("daemons.Daemon", on_delete=models.SET_NULL, null=True,
                                related_name="instances")
     port = models.PositiveIntegerField(null=True, blank=True)
+    # The node's own address (its job.me.ip, sandbox/node_address.py), set when it is assigned.
+    ip = models.GenericIPAddressField(null=True, blank=True)
     state = models.CharField(max_length=8, choices=State.choices, default=State.RESERVED)
     exit_reason = models.TextField(blank=True)
     exit_code = models.IntegerField(null=True, blank=True)

@@ -13,7 +13,7 @@ class JobInstanceOutputSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = JobInstance
-        fields = ["node", "daemon", "port", "state", "exit_reason", "plays"]
+        fields = ["node", "daemon", "ip", "port", "state", "exit_reason", "plays"]
 
 
 class JobChurnOutputSerializer(serializers.Serializer):

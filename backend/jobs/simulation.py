@@ -191,9 +191,9 @@ def simulation_run(job_id: int) -> None:
         return
     epoch = job.started_at.timestamp() if job.started_at else time.time()
     with transaction.atomic():
-        JobInstance.objects.bulk_create([JobInstance(job=job, node=k, port=simulate.node_addresses(1)[0]["port"] + k - 1,
+        JobInstance.objects.bulk_create([JobInstance(job=job, node=k, port=a["port"], ip=a["ip"],
                                                      state=IState.RESERVED if job.has_churn else IState.RUNNING)
-                                         for k in range(1, job.nodes + 1)])
+                                         for k, a in enumerate(simulate.node_addresses(job.nodes), start=1)])
         if job.has_churn:
             Job.objects.filter(id=job_id).update(churn_epoch=epoch)
             job.churn_epoch = epoch

@@ -17,8 +17,9 @@ def job_make(owner: User, *, state: str = Job.State.QUEUED, nodes: int = 2, dura
 
 
 def instance_make(job: Job, node: int | None, daemon: Daemon | None = None, *,
-                  state: str = JobInstance.State.RUNNING, port: int | None = None) -> JobInstance:
-    return JobInstance.objects.create(job=job, node=node, daemon=daemon, state=state,
+                  state: str = JobInstance.State.RUNNING, port: int | None = None,
+                  ip: str | None = None) -> JobInstance:
+    return JobInstance.objects.create(job=job, node=node, daemon=daemon, state=state, ip=ip,
                                       port=port if port is not None else 20000 + (node or 0))
 
 

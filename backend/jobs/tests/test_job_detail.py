@@ -8,16 +8,16 @@ from jobs.tests.factories import instance_make, job_make
 def test_owner_gets_the_job_with_kept_instances(student_client, student) -> None:
     daemon, _ = daemon_make()
     job = job_make(student, nodes=2)
-    instance_make(job, 2, daemon, port=20002)
-    instance_make(job, 1, daemon, port=20001, state=JobInstance.State.ENDED)
+    instance_make(job, 2, daemon, port=20002, ip="127.1.78.34")
+    instance_make(job, 1, daemon, port=20001, ip="127.1.78.33", state=JobInstance.State.ENDED)
     instance_make(job, None, daemon, state=JobInstance.State.RESERVED)  # not kept: hidden
     res = student_client.get(f"/api/jobs/{job.id}/")
     assert res.status_code == 200
     assert res.json()["instances"] == [
-        {"node": 1, "daemon": daemon.name, "port": 20001, "state": "ENDED", "exit_reason": "",
-         "plays": None},
-        {"node": 2, "daemon": daemon.name, "port": 20002, "state": "RUNNING", "exit_reason": "",
-         "plays": None}]
+        {"node": 1, "daemon": daemon.name, "ip": "127.1.78.33", "port": 20001, "state": "ENDED",
+         "exit_reason": "", "plays": None},
+        {"node": 2, "daemon": daemon.name, "ip": "127.1.78.34", "port": 20002, "state": "RUNNING",
+         "exit_reason": "", "plays": None}]
 
 
 def test_other_student_gets_404(other_client, student) -> None:

@@ -182,3 +182,13 @@ def test_a_simulated_jobs_descriptor_may_lower_its_budget_never_raise_it(student
     job = Job.objects.get(id=too_much["id"])
     assert (job.state, job.reason) == (Job.State.FAILED, "INVALID_LOG: asked log_max_size = 100 MB per job, "
                                                          "the simulator allows 50 MB")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_simulated_jobs_instances_record_the_address_each_node_has(student_client, monkeypatch) -> None:
+    body = create(student_client, monkeypatch, code='print(job.me.ip .. ":" .. job.me.port)')
+    simulation_run(body["id"])
+    seen = dict(LogLine.objects.filter(job_id=body["id"]).values_list("node", "text"))
+    recorded = {i["node"]: f'{i["ip"]}:{i["port"]}' for i in student_client.get(f"{URL}{body['id']}/").json()["instances"]}
+    assert recorded == seen
+    assert len({address.split(":")[0] for address in seen.values()}) == 3   # one address per node

@@ -32,6 +32,8 @@ export type InstanceState = "RESERVED" | "RUNNING" | "LEFT" | "ENDED" | "FAILED"
 export interface Instance {
   node: number;
   daemon: number | string | null;
+  /** The node's own address (its job.me.ip); null for instances recorded before addresses were. */
+  ip?: string | null;
   port: number | null;
   state: InstanceState;
   exit_reason: string | null;
@@ -104,6 +106,17 @@ export interface LogLine {
   t: number; // unix seconds (float)
   level: LogLevel;
   text: string;
+}
+
+/** Lines the server did not send to this live view (its socket was too far behind): every
+ * stored line of `node` with after_id < id < before_id (seqs from_seq..to_seq). The page
+ * fetches them from the REST log (backend logs/outbox.py). */
+export interface SkippedGap {
+  node: number;
+  after_id: number;
+  before_id: number;
+  from_seq: number;
+  to_seq: number;
 }
 
 export interface LogPage {
@@ -197,6 +210,7 @@ export function listItems<T>(data: ListResponse<T>): T[] {
 export type JobSocketMessage =
   | { type: "job.state"; job: Partial<Job> & { id: number } }
   | { type: "log.lines"; lines: LogLine[] }
+  | { type: "log.skipped"; skipped: number; gaps: SkippedGap[] }
   | { type: "metric.chunks"; chunks: MetricChunk[] }
   | { type: "churn.events"; events: ChurnEvent[] };
 

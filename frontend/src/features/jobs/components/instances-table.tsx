@@ -1,5 +1,6 @@
 import { StateBadge } from "@/components/ui/state-badge";
 import type { Instance } from "@/types/api";
+import { instanceAddress } from "../lib/instance-address";
 
 export function InstancesTable({ instances }: { instances: Instance[] | undefined }) {
   const rows = [...(instances ?? [])].sort((a, b) => a.node - b.node);
@@ -12,7 +13,7 @@ export function InstancesTable({ instances }: { instances: Instance[] | undefine
             <tr>
               <th scope="col">Node</th>
               <th scope="col">Daemon</th>
-              <th scope="col">Port</th>
+              <th scope="col">Address</th>
               <th scope="col">State</th>
               <th scope="col">Exit reason</th>
             </tr>
@@ -25,7 +26,7 @@ export function InstancesTable({ instances }: { instances: Instance[] | undefine
                   {instance.plays != null && <span className="muted instance-plays" title={`a spare started in place of node ${instance.plays}`}> plays {instance.plays}</span>}
                 </td>
                 <td>{instance.daemon ?? "—"}</td>
-                <td>{instance.port ?? "—"}</td>
+                <td data-testid="instance-address">{instanceAddress(instance)}</td>
                 <td>
                   <StateBadge state={instance.state} />
                 </td>
