@@ -1,4 +1,6 @@
-"""The one place that talks to the `job-<id>` group (live job page)."""
+"""The one place that talks to the `job-<id>` group (live job page), on the "live" channel layer
+(settings CHANNEL_LAYERS: Redis pub/sub, one PUBLISH per message whatever the number of viewers);
+daemon commands keep the default layer."""
 from __future__ import annotations
 
 import logging
@@ -12,6 +14,8 @@ from .payloads import (ChurnEventsMessage, JobStateMessage, LogLineDict, LogLine
 
 logger = logging.getLogger(__name__)
 
+LIVE_VIEW_LAYER = "live"  # alias in settings.CHANNEL_LAYERS; JobConsumer listens on it
+
 
 def job_group(job_id: int) -> str:
     return f"job-{job_id}"
@@ -19,7 +23,7 @@ def job_group(job_id: int) -> str:
 
 def _send(job_id: int, message: JobStateMessage | LogLinesMessage | ChurnEventsMessage) -> None:
     try:
-        async_to_sync(get_channel_layer().group_send)(job_group(job_id), message)
+        async_to_sync(get_channel_layer(LIVE_VIEW_LAYER).group_send)(job_group(job_id), message)
     except Exception:  # live view is best effort; the database stays the truth
         logger.exception("publishing %s for job %s failed", message["type"], job_id)
 
@@ -41,13 +45,13 @@ async def log_lines_publish(job_id: int, lines: list[LogLineDict]) -> None:
     """Called from DaemonConsumer, already async. The browser's JSON is encoded here, once per
     batch, not once per subscriber (payloads.py)."""
     if lines:
-        await get_channel_layer().group_send(job_group(job_id), log_lines_message(job_id, lines))
+        await get_channel_layer(LIVE_VIEW_LAYER).group_send(job_group(job_id), log_lines_message(job_id, lines))
 
 
 async def metric_chunks_publish(job_id: int, chunks: list) -> None:
     """New metric samples for the job page's plots (metrics.services.MetricChunkDict)."""
     if chunks:
-        await get_channel_layer().group_send(job_group(job_id), metric_chunks_message(job_id, chunks))
+        await get_channel_layer(LIVE_VIEW_LAYER).group_send(job_group(job_id), metric_chunks_message(job_id, chunks))
 
 
 def churn_events_publish(job_id: int, events: list[dict]) -> None:

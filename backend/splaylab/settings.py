@@ -2,6 +2,7 @@
 (see docs/architecture.md, "Settings")."""
 import os
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import dj_database_url
 
@@ -29,6 +30,19 @@ SPLAYLAB_ALLOWED_ORIGINS = _env_list("SPLAYLAB_ALLOWED_ORIGINS", "")
 DATABASE_URL = os.environ.get("DATABASE_URL", "postgres://splaylab@127.0.0.1:54329/splaylab")
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:63790/0")
 
+
+def _redis_db(url: str) -> str:
+    """The database number of a redis:// URL (/N or ?db=N; 0 when it names none)."""
+    parsed = urlsplit(url)
+    return parse_qs(parsed.query).get("db", [parsed.path.lstrip("/") or "0"])[0]
+
+
+def _live_layer_prefix(prefix: str, redis_url: str) -> str:
+    """The "live" channel layer's prefix (CHANNEL_LAYERS below): pub/sub channels are
+    server-wide, not per Redis database, so it names the database."""
+    return f"{prefix}-live-db{_redis_db(redis_url)}."
+
+
 # SplayLab knobs
 # Daemon sessions (docs/architecture.md, "Sessions"): a heartbeat every SPLAYLAB_HEARTBEAT s; a
 # daemon silent for SPLAYLAB_DAEMON_DEAD_AFTER s is unreachable (its keep-population nodes are
@@ -52,6 +66,11 @@ SPLAYLAB_REGISTER_TIMEOUT = float(os.environ.get("SPLAYLAB_REGISTER_TIMEOUT", "1
 SPLAYLAB_JOB_GRACE = float(os.environ.get("SPLAYLAB_JOB_GRACE", "15"))
 # How long a live viewer's permission check holds before the next message re-checks it.
 SPLAYLAB_VIEW_RECHECK_SECONDS = float(os.environ.get("SPLAYLAB_VIEW_RECHECK_SECONDS", "5"))
+# A live viewer's socket gets at most one log frame per this many seconds: batches arriving
+# meanwhile are merged into the next frame (logs/outbox.py). Its backlog beyond
+# SPLAYLAB_VIEW_BACKLOG_BYTES of log lines is skipped: the page is told which, and fetches them.
+SPLAYLAB_VIEW_FRAME_SECONDS = float(os.environ.get("SPLAYLAB_VIEW_FRAME_SECONDS", "0.1"))
+SPLAYLAB_VIEW_BACKLOG_BYTES = int(os.environ.get("SPLAYLAB_VIEW_BACKLOG_BYTES", str(8 * 2**20)))
 SPLAYLAB_MAX_MEM_MB = int(os.environ.get("SPLAYLAB_MAX_MEM_MB", "256"))
 SPLAYLAB_MAX_CPU_SECONDS = int(os.environ.get("SPLAYLAB_MAX_CPU_SECONDS", "60"))
 SPLAYLAB_LUAJIT = os.environ.get("SPLAYLAB_LUAJIT", "luajit")
@@ -221,18 +240,26 @@ CHANNEL_LAYERS = {
         "CONFIG": {
             "hosts": [REDIS_URL],
             "prefix": os.environ.get("SPLAYLAB_CHANNEL_PREFIX", "splaylab"),
-            # Messages a channel may hold before channels_redis drops new ones (Redis side,
-            # one list per web process) or the oldest (the per-consumer buffer in the process,
-            # which always uses this global value: channel_capacity patterns do not reach it).
-            # A job floods its live views with a 200-line batch per daemon tick: at 20,000
-            # lines/s that is 100 messages/s (~16 KB each, shared by the process's consumers),
-            # so 3000 is 30 s of backlog; `expiry` drops anything older than 60 s, keeping
-            # memory bounded. A live view that still falls behind fills its seq gaps from the
-            # REST log endpoint (frontend features/logs/lib/seq-gaps.ts).
+            # Daemon commands and replies (daemons.commands, daemons.consumers): reliable, one
+            # list per channel. The live views' flood left this layer for "live" below; the
+            # capacity and expiry it needed (3000 messages, 60 s) stay as a bound.
             "capacity": 3000,
             "expiry": 60,
         },
-    }
+    },
+    # Live views (logs.publisher, logs.consumers.JobConsumer): one Redis PUBLISH per message,
+    # each web process handing it to its own viewers of the job. The default layer pushes one
+    # copy per viewer through Redis (100 viewers: 100 copies of every batch). Fire and forget:
+    # what a viewer misses (Redis away, its backlog skipped) the page fetches from the REST log.
+    # Its prefix names the Redis database: stacks sharing a Redis on different databases (the
+    # tests' stacks, two installs) never hand each other's job-<id> messages to their viewers.
+    "live": {
+        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+        "CONFIG": {
+            "hosts": [REDIS_URL],
+            "prefix": _live_layer_prefix(os.environ.get("SPLAYLAB_CHANNEL_PREFIX", "splaylab"), REDIS_URL),
+        },
+    },
 }
 
 CELERY_BROKER_URL = REDIS_URL

@@ -6,6 +6,7 @@ from .settings import *  # noqa: F401,F403
 from .settings import CHANNEL_LAYERS
 
 CHANNEL_LAYERS["default"]["CONFIG"]["prefix"] = f"splaylab-test-{os.getpid()}"
+CHANNEL_LAYERS["live"]["CONFIG"]["prefix"] = f"splaylab-test-{os.getpid()}-live"
 # Failed-attempt counters (lib.attempts) per test process, emptied before each test (conftest.py).
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 SPLAYLAB_REGISTER_TIMEOUT = 3.0

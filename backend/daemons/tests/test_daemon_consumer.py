@@ -15,6 +15,7 @@ from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job, JobInstance
 from jobs.tests.factories import instance_make, job_make
 from logs.models import LogLine
+from logs.publisher import LIVE_VIEW_LAYER
 from metrics.models import MetricChunk, MetricSeries
 from splaylab.asgi import application
 
@@ -78,7 +79,7 @@ async def test_log_frames_are_stored_once_for_the_daemons_nodes(student) -> None
     await db(instance_make)(job, 1, daemon)
     splayd = FakeSplayd(key, session="s-1", instances=[{"job": job.id, "node": 1, "state": "RUNNING"}])
     await splayd.connect()
-    layer = get_channel_layer()
+    layer = get_channel_layer(LIVE_VIEW_LAYER)  # where the job page listens
     browser = await layer.new_channel()
     await layer.group_add(f"job-{job.id}", browser)
     now = time.time()
@@ -108,7 +109,7 @@ async def test_metric_records_become_chunks_published_live_and_bad_ones_warnings
     await db(instance_make)(job, 1, daemon)
     splayd = FakeSplayd(key, session="s-1", instances=[{"job": job.id, "node": 1, "state": "RUNNING"}])
     await splayd.connect()
-    layer = get_channel_layer()
+    layer = get_channel_layer(LIVE_VIEW_LAYER)
     browser = await layer.new_channel()
     await layer.group_add(f"job-{job.id}", browser)
     now = time.time()
