@@ -18,10 +18,12 @@ interface LogPanelProps {
   nodeCount: number;
   /** The job is over: no "reconnecting" noise, the stream is complete. */
   finished: boolean;
+  /** A simulated job's start (unix seconds): its lines are stamped with virtual time from it. */
+  virtualOrigin?: number | null;
 }
 
-export function LogPanel({ jobId, nodeCount, finished }: LogPanelProps) {
-  const { store, version, status, history } = useLiveLogs(jobId);
+export function LogPanel({ jobId, nodeCount, finished, virtualOrigin = null }: LogPanelProps) {
+  const { store, version, status, history, skipped } = useLiveLogs(jobId);
   const [filter, setFilter] = useState<LogFilter>({ node: null, level: null });
   const [limit, setLimit] = useState(DOM_ROW_LIMIT);
   const { ref, following, onScroll, jumpToBottom } = useFollowScroll<HTMLDivElement>(version);
@@ -54,6 +56,11 @@ export function LogPanel({ jobId, nodeCount, finished }: LogPanelProps) {
           {view.total} line{view.total === 1 ? "" : "s"}
           {store.added > store.size ? ` (last ${store.size} kept)` : ""}
         </span>
+        {skipped > 0 && (
+          <span className="log-skipped muted" data-testid="log-skipped" title="The live view fell behind; these lines were fetched from the log instead">
+            {skipped} line{skipped === 1 ? "" : "s"} skipped live
+          </span>
+        )}
         <span className={`log-status status-${status}`}>
           {statusText}
         </span>
@@ -65,7 +72,7 @@ export function LogPanel({ jobId, nodeCount, finished }: LogPanelProps) {
           </button>
         )}
         {view.rows.map((line) => (
-          <LogRow key={line.id} line={line} />
+          <LogRow key={line.id} line={line} virtualOrigin={virtualOrigin} />
         ))}
         {view.total === 0 && history !== "loading" && <div className="log-empty muted">No log lines yet.</div>}
       </div>

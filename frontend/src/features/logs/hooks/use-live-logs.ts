@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { subscribe, type SocketStatus } from "@/lib/ws-client";
-import type { JobSocketMessage, LogLine } from "@/types/api";
+import type { JobSocketMessage, LogLine, SkippedGap } from "@/types/api";
 import { getJobLogs } from "../api/get-job-logs";
 import { LogStore } from "../lib/log-store";
 import { backfillGaps, SeqGapTracker, type SeqGap } from "../lib/seq-gaps";
@@ -20,18 +20,23 @@ const BACKFILL_RETRY_MS = 2000;
  * again after every reconnection from the last id known to be complete. Incoming lines are
  * buffered and applied in one batch per animation frame, at most every MIN_FLUSH_INTERVAL_MS;
  * `version` changes when lines were added. A hole in a node's `seq` in the live stream (the
- * server dropped messages for this view) is filled from the REST endpoint (lib/seq-gaps.ts).
+ * server dropped messages for this view) is filled from the REST endpoint (lib/seq-gaps.ts),
+ * and so are the ranges a `log.skipped` message names (the server skips a view's lines when its
+ * socket is too far behind); `skipped` counts those lines, for the page to say so.
  */
 export function useLiveLogs(jobId: number) {
   const [store, setStore] = useState(() => new LogStore());
   const [version, setVersion] = useState(0);
   const [status, setStatus] = useState<SocketStatus>("connecting");
   const [history, setHistory] = useState<HistoryState>("loading");
+  /** Lines the server skipped for this view (it was too far behind); fetched from the REST log. */
+  const [skipped, setSkipped] = useState(0);
 
   useEffect(() => {
     const logs = new LogStore();
     setStore(logs);
     setVersion(0);
+    setSkipped(0);
     const controller = new AbortController();
     let pending: LogLine[] = [];
     let frame = 0;
@@ -139,6 +144,11 @@ export function useLiveLogs(jobId: number) {
       gaps.push(...found);
       void backfill();
     };
+    const receiveSkipped = (count: number, skippedGaps: SkippedGap[]) => {
+      setSkipped((n) => n + count);
+      gaps.push(...seqs.skipped(skippedGaps));
+      void backfill();
+    };
 
     const unsubscribe = subscribe(`/ws/jobs/${jobId}/`, {
       onStatus: (next) => {
@@ -149,6 +159,9 @@ export function useLiveLogs(jobId: number) {
       onMessage: (raw) => {
         const message = raw as JobSocketMessage;
         if (message?.type === "log.lines" && Array.isArray(message.lines)) receiveLines(message.lines);
+        else if (message?.type === "log.skipped" && Array.isArray(message.gaps)) {
+          receiveSkipped(typeof message.skipped === "number" ? message.skipped : 0, message.gaps);
+        }
         else if (message?.type === "metric.chunks" && Array.isArray(message.chunks)) seqs.metrics(message.chunks);
       },
     });
@@ -161,5 +174,5 @@ export function useLiveLogs(jobId: number) {
     };
   }, [jobId]);
 
-  return { store, version, status, history };
+  return { store, version, status, history, skipped };
 }

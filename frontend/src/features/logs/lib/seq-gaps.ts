@@ -1,4 +1,4 @@
-import type { LogLine, LogPage, MetricChunk } from "@/types/api";
+import type { LogLine, LogPage, MetricChunk, SkippedGap } from "@/types/api";
 
 /**
  * Lines of `node` missing from the live stream: every stored line of that node with
@@ -66,6 +66,22 @@ export class SeqGapTracker {
         }
       }
       this.advance(line);
+    }
+    return gaps;
+  }
+
+  /**
+   * The server skipped these lines for this view (a `log.skipped` message): they become gaps
+   * to fetch, and each node's mark moves past them, so the next live line of that node does
+   * not report the same hole again.
+   */
+  skipped(skipped: readonly SkippedGap[]): SeqGap[] {
+    const gaps: SeqGap[] = [];
+    for (const gap of skipped) {
+      if (typeof gap?.node !== "number") continue;
+      gaps.push({ node: gap.node, afterId: gap.after_id, beforeId: gap.before_id, fromSeq: gap.from_seq, toSeq: gap.to_seq });
+      const mark = this.marks.get(gap.node);
+      if (!mark || gap.to_seq > mark.seq) this.marks.set(gap.node, { seq: gap.to_seq, id: gap.before_id - 1 });
     }
     return gaps;
   }

@@ -75,6 +75,22 @@ describe("SeqGapTracker", () => {
     seqs.resetMetrics();
     expect(seqs.live([line(12, 1, 3)])).toHaveLength(1);
   });
+
+  it("turns a server's skip notice into gaps and does not report them again on the next line", () => {
+    const seqs = new SeqGapTracker();
+    seqs.live([line(10, 1, 1), line(11, 2, 1)]);
+    const skipped = [{ node: 1, after_id: 11, before_id: 40, from_seq: 2, to_seq: 20 }];
+    expect(seqs.skipped(skipped)).toEqual([{ node: 1, afterId: 11, beforeId: 40, fromSeq: 2, toSeq: 20 }]);
+    expect(seqs.live([line(41, 1, 21), line(42, 2, 2)])).toEqual([]);
+    expect(seqs.live([line(44, 1, 23)])).toEqual([{ node: 1, afterId: 41, beforeId: 44, fromSeq: 22, toSeq: 22 }]);
+  });
+
+  it("fetches a skipped range through backfillGaps: the lines inside it, once", async () => {
+    const stored = [line(5, 1, 1), line(6, 1, 2), line(7, 2, 1), line(8, 1, 3), line(9, 1, 4)];
+    const seqs = new SeqGapTracker();
+    const gaps = seqs.skipped([{ node: 1, after_id: 5, before_id: 9, from_seq: 2, to_seq: 3 }]);
+    expect((await backfillGaps(gaps, server(stored))).map((l) => l.id)).toEqual([6, 8]);
+  });
 });
 
 describe("mergeGaps", () => {
