@@ -52,7 +52,7 @@ local NONE = {}            -- an empty list, never written: "nothing ready" with
 
 local recs = {}            -- coroutine -> record {co, token, waiting, wake_args, sock, dir}
 local ready = {}           -- records to resume next round, in order
-local timers = {}          -- binary heap of {when, rec, token}
+local timers = {}          -- binary heap of {when, rec, token, seq}
 local stale = 0            -- entries of timers whose thread was woken otherwise (or killed)
 local waiters = {}         -- event name -> list of {rec, token}
 local readers, writers = {}, {}   -- raw socket -> record
@@ -64,7 +64,13 @@ M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
 
 -- timer heap (by time) -----------------------------------------------------------------------
-local function earlier(a, b) return a[1] < b[1] end
+-- Timers due at the same instant fire in the order they were set (a sequence number breaks
+-- ties): in the simulator, where instants coincide, the order then depends on nothing else.
+local timer_seq = 0
+local function earlier(a, b)
+  if a[1] ~= b[1] then return a[1] < b[1] end
+  return a[4] < b[4]
+end
 local function heap_push(item) heap.push(timers, item, earlier) end
 local function heap_pop() return heap.pop(timers, earlier) end
 
@@ -81,7 +87,7 @@ local function forget_timer(rec)
         local r = t[2]
         if r.timed and r.token == t[3] and not r.dead then kept[#kept + 1] = t end
       end
-      table.sort(kept, function(a, b) return a[1] < b[1] end)   -- a sorted array is a heap
+      table.sort(kept, earlier)   -- a sorted array is a heap
       timers, stale = kept, 0
     end
   end
@@ -116,7 +122,11 @@ end
 -- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
 local function suspend(rec, deadline)
   rec.waiting = true
-  if deadline then heap_push({ deadline, rec, rec.token }); rec.timed = true end
+  if deadline then
+    timer_seq = timer_seq + 1
+    heap_push({ deadline, rec, rec.token, timer_seq })
+    rec.timed = true
+  end
   return yield(SUSPEND)
 end
 
