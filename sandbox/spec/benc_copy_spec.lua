@@ -1,0 +1,164 @@
+-- splaylab.benc_copy (the simulator's message fast path) against the codec itself: for
+-- generated values, copy(v) is exactly decode(encode(v)) (types, values, -0, NaN, ±inf, the
+-- order pairs walks the tables in) or raises the same error, and its size is #encode(v).
+local benc = require "splaylab.benc"
+local copy = require("splaylab.benc_copy").copy
+
+-- a and b alike as values: same types, numbers equal (NaN with NaN, 0 and -0 told apart),
+-- tables alike key by key in the order pairs gives (the copy is built by the decoder's
+-- insertions, so its order must be the decoder's too).
+local function alike(a, b, path)
+  path = path or "v"
+  local ta, tb = type(a), type(b)
+  if ta ~= tb then return false, path .. ": " .. ta .. " vs " .. tb end
+  if ta == "number" then
+    if a ~= a then return b ~= b, path .. ": NaN vs " .. tostring(b) end
+    if a ~= b then return false, path .. ": " .. tostring(a) .. " vs " .. tostring(b) end
+    if a == 0 and 1 / a ~= 1 / b then return false, path .. ": zero signs differ" end
+    return true
+  end
+  if ta ~= "table" then
+    return a == b, path .. ": " .. tostring(a) .. " vs " .. tostring(b)
+  end
+  if getmetatable(a) ~= getmetatable(b) then return false, path .. ": metatables differ" end
+  local ka, va = next(a)
+  local kb, vb = next(b)
+  local i = 0
+  while ka ~= nil or kb ~= nil do
+    i = i + 1
+    local ok, why = alike(ka, kb, path .. ".key#" .. i)
+    if not ok then return false, why end
+    ok, why = alike(va, vb, path .. "[" .. tostring(ka) .. "]")
+    if not ok then return false, why end
+    ka, va = next(a, ka)
+    kb, vb = next(b, kb)
+  end
+  return true
+end
+
+-- A seeded generator of Lua values: what apps pass to rpc.call and what it must refuse.
+local function generator(seed)
+  local state = seed
+  local function rnd(n)   -- 1..n, a generator of its own (math.random is the node's elsewhere)
+    state = (state * 1103515245 + 12345) % 2147483648
+    return state % n + 1
+  end
+  local floats = { 0.5, -2.25, 1 / 3, 1e300, -1e-300, 2 ^ 53, -(2 ^ 53), 2 ^ 53 + 2, 2 ^ 60, 4.9e-324,
+    123456789.125, 0.1 + 0.2 }
+  local function binary()
+    local bytes = {}
+    for i = 1, rnd(40) - 1 do bytes[i] = string.char(rnd(256) - 1) end
+    return table.concat(bytes)
+  end
+  local shared_pool = {}
+  local value
+  local function scalar()
+    local k = rnd(12)
+    if k == 1 then return rnd(2000000) - 1000000
+    elseif k == 2 then return floats[rnd(#floats)]
+    elseif k == 3 then return 0 / 0
+    elseif k == 4 then return rnd(2) == 1 and math.huge or -math.huge
+    elseif k == 5 then return -0.0
+    elseif k == 6 then return rnd(2) == 1
+    elseif k == 7 then return binary()
+    elseif k == 8 then return ""
+    elseif k == 9 then return 2 ^ 52 + rnd(1000)
+    elseif k == 10 then return -(rnd(100))
+    elseif k == 11 then return ("k" .. rnd(30))
+    end
+    return rnd(10)
+  end
+  local function key()
+    local k = rnd(10)
+    if k <= 3 then return rnd(12) end            -- array part, with holes
+    if k == 4 then return floats[rnd(#floats)] end
+    if k == 5 then return -rnd(5) end
+    if k == 6 then return rnd(2) == 1 end
+    if k == 7 and rnd(3) == 1 then return {} end  -- a table as a key
+    return "k" .. rnd(20)
+  end
+  function value(depth)
+    if depth > 4 or rnd(3) > 1 then return scalar() end
+    local t = {}
+    if rnd(8) == 1 and #shared_pool > 0 then return shared_pool[rnd(#shared_pool)] end   -- shared
+    for _ = 1, rnd(8) - 1 do
+      local k = key()
+      local v = value(depth + 1)
+      if rnd(10) == 1 then v = nil end           -- a hole where the key would be
+      if k ~= nil then t[k] = v end
+    end
+    if rnd(4) == 1 then for i = 1, rnd(6) do t[i] = i * 3 end; t[rnd(6)] = nil end
+    if rnd(12) == 1 then setmetatable(t, { __index = function() return 1 end }) end
+    shared_pool[#shared_pool + 1] = t
+    return t
+  end
+  return value, rnd
+end
+
+local function outcome(f, v)
+  local r = { pcall(f, v) }
+  return r[1], r[2], r[3]
+end
+
+local function check(v, label)
+  local eok, bytes = outcome(benc.encode, v)
+  local cok, c, size = outcome(copy, v)
+  assert.equal(eok, cok, label .. ": encode " .. tostring(eok) .. " / copy " .. tostring(cok))
+  if not eok then
+    assert.equal(bytes, c, label .. ": the same error")
+    return false
+  end
+  assert.equal(#bytes, size, label .. ": size is #encode(v)")
+  local ok, why = alike(benc.decode(bytes), c)
+  assert.is_true(ok, label .. ": " .. tostring(why))
+  return true
+end
+
+describe("splaylab.benc_copy", function()
+  it("gives decode(encode(v)) and #encode(v) for the edge values", function()
+    local edge = { 0, -0.0, 1, -1, 0.5, 2 ^ 53, 2 ^ 53 - 1, -(2 ^ 53) + 1, 2 ^ 63, 1e308, 4.9e-324,
+      0 / 0, math.huge, -math.huge, "", "\0\255\n:e", string.rep("x", 1000), true, false, nil,
+      { nil, nil, 3 }, { [1.5] = -0.0, [-3] = "neg", [true] = false }, { n = 0 }, { {} }, { [{}] = {} } }
+    for i = 1, 26 do check(edge[i], "edge " .. i) end
+  end)
+
+  it("turns -0 into 0, a shared table into two, drops metatables and holes, as the codec", function()
+    local shared = { x = 1 }
+    local v = setmetatable({ a = shared, b = shared, z = -0.0, [3] = nil }, { __index = shared })
+    local c = copy(v)
+    assert.is_nil(getmetatable(c))
+    assert.are_not.equal(c.a, c.b)
+    assert.same(c.a, c.b)
+    assert.equal(math.huge, 1 / c.z)
+    check(v, "shared")
+  end)
+
+  it("refuses what the codec refuses, with the same error", function()
+    local cyc = { a = { b = {} } }; cyc.a.b.c = cyc
+    local deep = {}
+    local t = deep
+    for _ = 1, 150 do t.x = {}; t = t.x end
+    local refused = { print, coroutine.create(print), io.stdout, { f = print }, { [print] = 1 }, cyc, deep,
+      { [print] = coroutine.create(print) },
+      { 1, 2, { 3, coroutine.create(print) } } }
+    for i, v in ipairs(refused) do
+      assert.is_false(check(v, "refused " .. i))
+    end
+    local ok, err = pcall(copy, cyc)
+    assert.is_false(ok)
+    assert.equal("benc: cannot encode a table with cycles", err)
+  end)
+
+  it("agrees with the codec on 3,000 generated values", function()
+    local encoded, refused = 0, 0
+    for seed = 1, 3000 do
+      local value, rnd = generator(seed)
+      local v = value(0)
+      -- now and then a cycle or a function somewhere inside
+      if type(v) == "table" and rnd(10) == 1 then v[rnd(3)] = v end
+      if type(v) == "table" and rnd(15) == 1 then v.f = function() end end
+      if check(v, "seed " .. seed) then encoded = encoded + 1 else refused = refused + 1 end
+    end
+    assert.is_true(encoded > 2000 and refused > 50, encoded .. " encoded, " .. refused .. " refused")
+  end)
+end)
