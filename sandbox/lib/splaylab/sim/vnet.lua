@@ -11,7 +11,16 @@ node ends (`net:close_owner(owner)`): its peers read "closed".
 Readiness: `sock:readable()`, `sock:writable()`; when a socket becomes readable the net calls
 `on_ready(sock.owner, sock)` (the scheduler wakes the owner if it waits on that socket).
 
-Usage: local net = vnet.new(on_ready); local s = net:tcp(owner, ip); s:bind(ip, port) ...
+Usage: local net = vnet.new(on_ready [, post]); local s = net:tcp(owner, ip); s:bind(ip, port) ...
+
+Message boxes (the fast path of splay.rpc / splay.urpc, splaylab.rpc_fast; docs/simulation.md):
+a box is a queue of Lua values a node's thread waits on as on a socket (readable(), an id in
+creation order); `put` wakes its owner. Two boxes made by `net:link` are the two ends of one
+rpc connection: when one end closes (its node ended, or the app's pool closed it) the other
+reads end-of-stream. `net:serve(kind, ip, port, inbox)` makes a box the inbox of the
+rpc ("tcp") or urpc ("udp") server bound at ip:port; `net:server_of(kind, ip, port)` finds
+it while the socket bound there is still its owner's. `net:post(t, fn)` runs fn at virtual
+time t (the kernel's queue): a message in flight.
 ]]
 local M = { _NAME = "splaylab.sim.vnet", _VERSION = "0.1" }
 
@@ -21,9 +30,9 @@ local find, sub = string.find, string.sub
 local Net = {}
 Net.__index = Net
 
-function M.new(on_ready)
-  return setmetatable({ on_ready = on_ready or function() end, tcp_listen = {}, udp_bound = {},
-    ephemeral = {}, owned = {}, created = 0 }, Net)
+function M.new(on_ready, post)
+  return setmetatable({ on_ready = on_ready or function() end, post = post, tcp_listen = {}, udp_bound = {},
+    ephemeral = {}, owned = {}, created = 0, servers = { tcp = {}, udp = {} } }, Net)
 end
 
 local function key(ip, port) return ip .. ":" .. tostring(port) end
@@ -52,7 +61,9 @@ function Net:close_owner(owner)
   local socks = {}
   for s in pairs(list) do socks[#socks + 1] = s end
   table.sort(socks, function(a, b) return a.id < b.id end)
+  self.ending = owner   -- boxes closed now are closed by their node's end
   for _, s in ipairs(socks) do s:close() end
+  self.ending = nil
 end
 
 -- TCP ---------------------------------------------------------------------------------------
@@ -256,6 +267,96 @@ function Udp:close()
   local list = self.net.owned[self.owner]
   if list then list[self] = nil end
   return 1
+end
+
+-- message boxes -------------------------------------------------------------------------------
+local Box = {}
+Box.__index = Box
+
+-- on_close(): called once when the box closes.
+function Net:box(owner, on_close)
+  local b = setmetatable({ net = self, owner = owner, head = 1, tail = 0, state = "open", in_flight = 0,
+    on_close = on_close }, Box)
+  self:_own(owner, b)
+  return b
+end
+
+-- The two ends of one connection: a's owner holds a, b's owner b.
+function Net:link(a_owner, b_owner, a_on_close, b_on_close)
+  local a, b = self:box(a_owner, a_on_close), self:box(b_owner, b_on_close)
+  a.peer, b.peer = b, a
+  return a, b
+end
+
+function Box:readable() return self.head <= self.tail or self.state ~= "open" end
+function Box:writable() return self.state == "open" end
+
+-- false when the box was closed (what the other end sent before it closed still arrives)
+function Box:put(item)
+  if self.state == "closed" then return false end
+  local tail = self.tail + 1
+  self.tail = tail
+  self[tail] = item
+  self.net.on_ready(self.owner, self)
+  return true
+end
+
+function Box:take()
+  local h = self.head
+  if h > self.tail then return nil end
+  local item = self[h]
+  self[h] = nil
+  self.head = h + 1
+  return item
+end
+
+local function eof_to_peer(self)
+  local p = self.peer
+  if p and p.state == "open" then
+    p.state = "eof"
+    self.net.on_ready(p.owner, p)
+  end
+end
+
+-- Closed by its owner, or by its node's end (then `ended` is true: what it still had in
+-- flight is lost). The other end reads end-of-stream after what this end sent before
+-- (in_flight: messages on their way, counted by the sender; `delivered` when one arrives).
+function Box:close()
+  if self.state == "closed" then return 1 end
+  local net = self.net
+  self.state = "closed"
+  self.ended = net.ending == self.owner
+  local list = net.owned[self.owner]
+  if list then list[self] = nil end
+  if self.in_flight > 0 and not self.ended then self.eof_pending = true else eof_to_peer(self) end
+  if self.on_close then self.on_close() end
+  return 1
+end
+
+function Box:delivered()
+  local n = self.in_flight - 1
+  self.in_flight = n
+  if n == 0 and self.eof_pending then
+    self.eof_pending = nil
+    eof_to_peer(self)
+  end
+end
+
+function Net:serve(kind, ip, port, inbox)
+  self.servers[kind][key(ip, port)] = inbox
+  inbox.bound = { kind = kind, ip = ip, port = tonumber(port) }
+end
+
+-- The inbox of the server at ip:port, while the socket bound there belongs to its node;
+-- else false when a socket of the app is bound there, nil when nothing is.
+function Net:server_of(kind, ip, port)
+  local k = key(tostring(ip), tonumber(port))
+  local sock
+  if kind == "tcp" then sock = self.tcp_listen[k] else sock = self.udp_bound[k] end
+  if not sock or sock.closed then return nil end
+  local inbox = self.servers[kind][k]
+  if inbox and inbox.state == "open" and inbox.owner == sock.owner then return inbox end
+  return false
 end
 
 return M
