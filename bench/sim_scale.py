@@ -46,6 +46,8 @@ def main() -> int:
     p.add_argument("--time", type=float, default=600)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--net", default="lan", help="a network model of ./splaylab run --net (default: the LAN)")
+    p.add_argument("--sim-transport", choices=simulate.TRANSPORTS, default="fast",
+                   help="rpc messages: fast (copies, the default) or sockets (encoded, as live)")
     args = p.parse_args()
     latencies: list[float] = []
     hops: list[int] = []
@@ -71,12 +73,12 @@ def main() -> int:
             blocks = netmodel.compile_job(netmodel.parse_net(args.net), args.nodes, args.seed, duration=args.time)
         job = simulate.SimJob(app=chord_app(args.nodes, Path(tmp)), nodes=args.nodes, time=args.time,
                               seed=args.seed, net_blocks=blocks, max_wall=24 * 3600, max_cpu=24 * 3600,
-                              list_size=1)
+                              list_size=1, transport=args.sim_transport)
         result = simulate.simulate(job, on_record, on_progress)
     final = result.final
     peak_kb = final.peak_rss_kb if final else 0
-    print(f"Chord, {args.nodes:,} simulated nodes, {args.time:g} virtual s, net {args.net}, seed {args.seed} "
-          f"(reproducible: {result.reproducible})")
+    print(f"Chord, {args.nodes:,} simulated nodes, {args.time:g} virtual s, net {args.net}, seed {args.seed}, "
+          f"transport {args.sim_transport} (reproducible: {result.reproducible})")
     print(f"  wall time          {result.wall_s:10.1f} s")
     if final:
         print(f"  events             {final.events:>10,}  ({final.events / result.wall_s:,.0f} events/s)")

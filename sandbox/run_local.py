@@ -49,6 +49,7 @@ if str(SANDBOX) not in sys.path:
     sys.path.insert(0, str(SANDBOX))
 from run_options import bootstrap_list, churn_plan, network_blocks, output_limits  # noqa: E402
 from run_setup import free_port_base  # noqa: E402,F401  (tests import it from here)
+from simulate import TRANSPORTS  # noqa: E402
 from splayd.output_limits import OutputLimits  # noqa: E402  (run_records: daemon/ on the path)
 
 
@@ -101,6 +102,10 @@ def parser() -> argparse.ArgumentParser:
                      help="CPU seconds one node may compute without waiting before the run stops (default 10)")
     sim.add_argument("--sim-max-mem", type=int, default=4 * 1024 ** 3,
                      help="address space of the whole simulation (bytes, default 4 GiB)")
+    sim.add_argument("--sim-transport", choices=TRANSPORTS, default=None,
+                     help="how splay.rpc/urpc messages travel: fast (the default: copies of what the codec "
+                          "would deliver, sized as encoded) or sockets (encoded over the simulated sockets, "
+                          "as live)")
     net = p.add_argument_group("emulated network (docs/network.md; every delay is ONE-WAY)")
     net.add_argument("--net", default="lan", help="lan (default), const:50ms, jitter:50ms:10ms, "
                      "transit-stub[:TRANSITS:STUBS], king, matrix:FILE, trace:FILE[:PERIOD]")
@@ -125,6 +130,9 @@ def main(argv: list[str]) -> int:
     args = parser().parse_args(argv)
     if args.sim and args.backend != "process":
         print("run_local: --sim and --backend docker exclude each other", file=sys.stderr)
+        return 2
+    if args.sim_transport and not args.sim:
+        print("run_local: --sim-transport needs --sim", file=sys.stderr)
         return 2
     if args.churn and args.backend != "process":
         print("run_local: --churn runs on the process backend only", file=sys.stderr)

@@ -58,6 +58,7 @@ def run_sim(args: argparse.Namespace) -> int:
                           stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
                           list_type=getattr(args, "list_type", "head"), list_size=getattr(args, "list_size", 0),
                           harness=Path(args.harness) if args.harness else None, output=args.output_limits,
+                          transport=getattr(args, "sim_transport", None) or "fast",
                           trace={"max_events": args.trace_max, "learn": args.trace_learn} if not args.no_trace else False)
     try:
         result = simulate.simulate(job, on_record, on_progress, keep=args.keep)

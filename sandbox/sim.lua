@@ -8,7 +8,9 @@ sim.json: {app, workdir, time, seed, nodes: [{ip, port}...], list_type, bootstra
 node] | null (job.nodes: null, every node), net: [block per node] | null,
 churn: [[t, position, "join"|"leave", graceful]...] | null (null: every node joins at 0),
 stop_reason, limits, spin_limit (CPU seconds one node may compute without waiting), grace,
-output (the output limits, daemon/splayd/output_limits.py sim_block)}.
+output (the output limits, daemon/splayd/output_limits.py sim_block), transport ("fast", the
+default: splay.rpc / splay.urpc calls take splaylab.rpc_fast; "sockets": every message is
+encoded and crosses the simulated sockets, as live)}.
 
 Each node gets its own instance of the runtime (splaylab.sim.world), a platform on virtual
 time (splaylab.sim.kernel), its own directory workdir/node-K[.session], its own `os` whose
@@ -64,6 +66,11 @@ end
 local spec = cjson.decode(read_file(arg[1] or "sim.json"))
 for key, v in pairs(spec) do if v == cjson.null then spec[key] = nil end end
 world.init(here .. "/lib")
+local transport = spec.transport or "fast"
+if transport ~= "fast" and transport ~= "sockets" then
+  io.stderr:write("sim.lua: transport must be \"fast\" or \"sockets\", not ", tostring(transport), "\n")
+  os.exit(EXIT_USAGE)
+end
 local src = read_file(spec.app)
 -- an assignment's harness (docs/grading.md): loaded in every node before app.lua
 local harness_src = spec.harness and read_file(spec.harness) or nil
@@ -163,6 +170,7 @@ local function start_node(node)
   local k = node.k
   local w = world.new(nil, seed, { os = virtual_os() })
   local platform = w.require("splaylab.platform")
+  if transport == "fast" then node.platform.sim_net, node.platform.sim_owner = kernel.net, node end
   platform.install(node.platform)
   local output = w.require("splaylab.output")
   output.settings.out = {

@@ -17,11 +17,13 @@ function up by name (dotted names allowed) in settings.env, the application's en
 (node.lua sets it): any global function of the app is callable, nothing of the runtime is;
 a name that is not a function called without arguments returns that global's value (SPLAY).
 Connections: SPLAY opens one per call; SplayLab keeps a connection settings.keep_alive (2) s
-after a call for the next call to the same node (see "Connection reuse" below; keep_alive = 0
+after a call for the next call to the same node (splaylab.rpc_conn, "Connection reuse"; keep_alive = 0
 gives SPLAY's behaviour). The server serves any number of requests per connection.
 Timeout: settings.default_timeout (60 s) covers connect, send and the whole wait for the reply.
 An error raised by the remote function comes back as nil, "remote error: ..." and is logged on
 the server as a warning; the server keeps serving.
+In the simulator a call takes the message fast path (splaylab.rpc_fast: copies instead of
+bytes, the same rules, draws and failures) unless it runs with --sim-transport sockets.
 ]=]
 local socket = require "splaylab.socket"
 local llenc = require "splaylab.llenc"
@@ -29,15 +31,17 @@ local net = require "splaylab.net"
 local benc = require "splaylab.benc"
 local platform = require "splaylab.platform"
 local log = require "splaylab.log"
-local events = require "splaylab.events"
 local trace = require "splaylab.trace"
+local fast = require "splaylab.rpc_fast"
+local conn = require "splaylab.rpc_conn"
+local copy = require("splaylab.benc_copy").copy
 
 local M = { _NAME = "splaylab.rpc", _VERSION = "0.1",
   settings = { default_timeout = 60, max = 1024, backlog = 128, idle_timeout = 60, env = nil,
     keep_alive = 2, pool_per_peer = 2, pool_max = 16 } }
 
-local type, tostring, tonumber, pcall, select, unpack, error, setmetatable, maxn, pairs, ipairs =
-  type, tostring, tonumber, pcall, select, unpack, error, setmetatable, table.maxn, pairs, ipairs
+local type, tostring, tonumber, pcall, select, unpack, error, setmetatable, maxn =
+  type, tostring, tonumber, pcall, select, unpack, error, setmetatable, table.maxn
 local gmatch, find = string.gmatch, string.find
 
 local l = log.new(1, "[splay.rpc]")
@@ -114,13 +118,14 @@ local function serve_traced(req, proto, kind, in_bytes, encode)
   local t0 = platform.now()
   local reply = M.dispatch(req.call, tonumber(req.n) or maxn(req.call), proto)
   if ctx then trace.leave(saved) end
-  local data = encode(reply)
+  local data, size = encode(reply)   -- the bytes, or (fast path) a copy and its size
+  size = size or #data
   if trace.enabled() then
     trace.row(t0, kind, ctx and ctx.f or 0, req.call[1] == PING and "ping" or req.call[1],
-      #data, in_bytes, reply.ok and "ok" or "error", ctx and ctx.op or "", ctx and ctx.depth or 0,
+      size, in_bytes, reply.ok and "ok" or "error", ctx and ctx.op or "", ctx and ctx.depth or 0,
       platform.now() - t0)
   end
-  return data
+  return data, size
 end
 
 M.serve_traced = serve_traced
@@ -129,6 +134,19 @@ local function encode_reply(reply)
   local ok, data = pcall(benc.encode, reply)
   if not ok then data = benc.encode({ ok = false, err = "rpc: cannot encode the results: " .. tostring(data) }) end
   return data
+end
+
+local function copy_reply(reply)
+  local ok, r, size = pcall(copy, reply)
+  if not ok then r, size = copy({ ok = false, err = "rpc: cannot encode the results: " .. tostring(r) }) end
+  return r, size
+end
+
+-- A request that came by the fast path ({link, request, size}), in its connection's thread:
+-- false when the connection must close.
+local function serve_fast(item)
+  if not fast.received(item) then return false end
+  return fast.reply(item, serve_traced(item[2], "rpc", "serve", item[3], copy_reply))
 end
 
 -- One request: {call = {...}, n = k} -> encoded reply
@@ -159,96 +177,11 @@ function M.server(p, max, backlog)
   local ok, srv = net.server(p, handle, tonumber(max) or M.settings.max, backlog or M.settings.backlog)
   if not ok then return nil, srv end
   M.server_socket = srv
+  if platform.sim_net then
+    local ip, port = srv:getsockname()
+    fast.serve("tcp", ip, port, serve_fast, tonumber(max) or M.settings.max, M.settings)
+  end
   return true
-end
-
--- Connection reuse (SplayLab; SPLAY opens a connection per call): a connection that carried a
--- call stays open settings.keep_alive seconds for the next call to the same node, at most
--- pool_per_peer per node and pool_max in all. The server already serves any number of requests
--- per connection. A reused connection the peer has closed meanwhile (it restarted, or its idle
--- timeout fired) fails before any byte of the reply comes back: the request was not served, so
--- the call is retried once on a new connection. keep_alive = 0 restores SPLAY's behaviour.
-local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {socket, idle since}
-
-local function close_idle(older_than)
-  for key, list in pairs(pool) do
-    local kept = {}
-    for _, entry in ipairs(list) do
-      if entry[2] <= older_than then entry[1]:close(); pooled = pooled - 1 else kept[#kept + 1] = entry end
-    end
-    pool[key] = kept[1] and kept or nil
-  end
-end
-
-local function start_reaper()
-  if reaper and not events.dead(reaper) then return end
-  reaper = events.thread(function()
-    repeat   -- (sleep first: during a burst of calls the pool is often empty for a moment)
-      events.sleep(M.settings.keep_alive)
-      close_idle(platform.now() - M.settings.keep_alive)
-    until pooled == 0
-    reaper = nil
-  end)
-end
-
-local function take(key)
-  local list = pool[key]
-  if not list then return nil end
-  local entry = list[#list]
-  list[#list] = nil
-  if not list[1] then pool[key] = nil end
-  pooled = pooled - 1
-  return entry[1]
-end
-
-local function give_back(key, s)
-  local st = M.settings
-  local list = pool[key]
-  if st.keep_alive <= 0 or pooled >= st.pool_max or (list and #list >= st.pool_per_peer) then
-    s:close()
-    return
-  end
-  if not list then list = {}; pool[key] = list end
-  list[#list + 1] = { s, platform.now() }
-  pooled = pooled + 1
-  start_reaper()
-end
-
--- A new connection; when the node's socket limit is reached, idle pooled ones go first.
-local function connect(ip, port, deadline)
-  local s, err = socket.tcp()
-  if not s and pooled > 0 then
-    close_idle(math.huge)
-    s, err = socket.tcp()
-  end
-  if not s then return nil, err end
-  socket.internal(s)
-  s:settimeout(math.max(deadline - platform.now(), 0))
-  local ok, cerr = s:connect(ip, port)
-  if not ok then s:close(); return nil, cerr end
-  return s
-end
-
--- One request/response on s -> data | nil, err, retryable (nothing of a reply came back).
-local function exchange(s, msg, deadline)
-  local function arm()
-    local left = deadline - platform.now()
-    s:settimeout(left > 0 and left or 0)
-    return left > 0
-  end
-  if not arm() then return nil, "timeout" end
-  local ok, err = llenc.send(s, msg)
-  if not ok then return nil, err, err ~= "timeout" end
-  if not arm() then return nil, "timeout" end
-  local header, rerr, partial = s:receive("*l")
-  if not header then return nil, rerr, rerr ~= "timeout" and (partial or "") == "" end
-  local n = tonumber(header)
-  if not n or n < 0 or n ~= math.floor(n) or n > llenc.settings.max_size then
-    return nil, "rpc: bad reply frame"
-  end
-  if n == 0 then return "" end
-  if not arm() then return nil, "timeout" end
-  return s:receive(n)
 end
 
 -- A call's trace row, for the operation the calling thread runs for (shared with splay.urpc).
@@ -269,34 +202,37 @@ function M.acall(...)
     return false, "rpc: the call must be {'function_name', args...} or 'function_name'"
   end
   if not ip or not port then return false, "rpc: bad destination" end
-  local ok, msg = pcall(benc.encode, envelope({ call = call, n = maxn(call) }))
+  local key = ip .. ":" .. port
+  local req = envelope({ call = call, n = maxn(call) })
+  local is_fast = conn.takes_fast_path(ip, port, key)
+  local ok, msg, size = pcall(is_fast and copy or benc.encode, req)
   if not ok then return false, "rpc: cannot encode the arguments: " .. tostring(msg) end
+  size = size or #msg
   local t0 = platform.now()
   local deadline = t0 + timeout
-  local key = ip .. ":" .. port
-  local s, data, err, retryable = take(key), nil, nil, false
-  if s then
-    data, err, retryable = exchange(s, msg, deadline)
-    if not data then s:close(); s = nil end
+  local data, dsize, err
+  if is_fast then
+    data, dsize, err = conn.fast_exchange(ip, port, key, msg, size, deadline)
+    if data == false then is_fast, msg = false, benc.encode(req) end
   end
-  if not data and (retryable or err == nil) then
-    s, err = connect(ip, port, deadline)
-    if s then
-      data, err = exchange(s, msg, deadline)
-      if not data then s:close(); s = nil end
-    end
+  if not is_fast then
+    data, err = conn.socket_exchange(ip, port, key, msg, deadline)
+    dsize = data and #data
   end
   if not data then
-    traced("call", ip, port, call[1], #msg, 0, outcome_of(err), t0)
+    traced("call", ip, port, call[1], size, 0, outcome_of(err), t0)
     return false, "rpc to " .. tostring(ip) .. ":" .. tostring(port) .. " failed: " .. tostring(err)
   end
-  give_back(key, s)
-  local dok, reply = pcall(benc.decode, data)
-  if not dok or type(reply) ~= "table" then
-    traced("call", ip, port, call[1], #msg, #data, "error", t0)
-    return false, "rpc: malformed reply"
+  local reply = data
+  if not is_fast then
+    local dok
+    dok, reply = pcall(benc.decode, data)
+    if not dok or type(reply) ~= "table" then
+      traced("call", ip, port, call[1], size, dsize, "error", t0)
+      return false, "rpc: malformed reply"
+    end
   end
-  traced("call", ip, port, call[1], #msg, #data, reply.ok and "ok" or "error", t0)
+  traced("call", ip, port, call[1], size, dsize, reply.ok and "ok" or "error", t0)
   if not reply.ok then return false, tostring(reply.err) end
   trace.learn(reply.r)
   local res = reply.r or {}
@@ -339,5 +275,6 @@ end
 
 M.client_api(M)
 M.PING = PING
+conn.rpc = M
 
 return M

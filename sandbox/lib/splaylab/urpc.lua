@@ -8,6 +8,8 @@ timeout / settings.tries seconds until a reply with that id arrives or the timeo
 socket per node, read by a thread that exists only while calls are pending (an idle node can
 still end). Limits: a request or reply must fit in one datagram (settings.max_datagram, 8 KB);
 UDP datagrams obey udp_drop_ratio like any other.
+In the simulator a call takes the message fast path (splaylab.rpc_fast: copies instead of
+datagrams, the same rules, draws and losses) unless it runs with --sim-transport sockets.
 ]]
 local events = require "splaylab.events"
 local socket = require "splaylab.socket"
@@ -16,6 +18,8 @@ local platform = require "splaylab.platform"
 local log = require "splaylab.log"
 local rpc = require "splaylab.rpc"
 local trace = require "splaylab.trace"
+local fast = require "splaylab.rpc_fast"
+local copy = require("splaylab.benc_copy").copy
 
 local M = { _NAME = "splaylab.urpc", _VERSION = "0.1",
   settings = { default_timeout = 60, tries = 3, max_datagram = 8192 } }
@@ -31,6 +35,22 @@ local function encode_reply(id)
     if not ok then out = benc.encode({ id = id, ok = false, err = "urpc: cannot encode the results" }) end
     return out
   end
+end
+
+local function copy_reply(id)
+  return function(reply)
+    reply.id = id
+    local ok, r, size = pcall(copy, reply)
+    if not ok then r, size = copy({ id = id, ok = false, err = "urpc: cannot encode the results" }) end
+    return r, size
+  end
+end
+
+-- A request that came by the fast path ({reply box, request, size, ...}), in a thread of its own.
+local function serve_fast(item)
+  if not fast.udp_received(item) then return end
+  local req = item[2]
+  fast.udp_reply(item, rpc.serve_traced(req, "urpc", "userve", item[3], copy_reply(req.id)))
 end
 
 function M.server(p)
@@ -52,18 +72,30 @@ function M.server(p)
         events.thread(function()
           local dok, req = pcall(benc.decode, data)
           if not dok or type(req) ~= "table" or type(req.call) ~= "table" then return end
-          u:sendto(rpc.serve_traced(req, "urpc", "userve", #data, encode_reply(req.id)), ip, rport)
+          u:sendto((rpc.serve_traced(req, "urpc", "userve", #data, encode_reply(req.id))), ip, rport)
         end)
       elseif ip == "closed" then
         return
       end
     end
   end)
+  if platform.sim_net then
+    local ip, bport = u:getsockname()
+    fast.serve("udp", ip, bport, serve_fast)
+  end
   return true
 end
 
 -- client side ----------------------------------------------------------------------------------
 local client, pending, npending, reader, next_id = nil, {}, 0, nil, 0
+local fast_box, fast_reader = nil, nil   -- the fast path's client socket and its reader
+
+local function arrived(rep, size)
+  if type(rep) == "table" and rep.id and pending[rep.id] then
+    rep.size = size
+    events.fire("urpc:" .. tostring(rep.id), rep)
+  end
+end
 
 local function start_reader()
   if reader and not events.dead(reader) then return end
@@ -73,13 +105,26 @@ local function start_reader()
       local data = client:receivefrom(M.settings.max_datagram)
       if data then
         local ok, rep = pcall(benc.decode, data)
-        if ok and type(rep) == "table" and rep.id and pending[rep.id] then
-          rep.size = #data
-          events.fire("urpc:" .. tostring(rep.id), rep)
-        end
+        if ok then arrived(rep, #data) end
       end
     end
     reader = nil
+  end)
+end
+
+-- the same reader on the fast path's box (its wake-ups as the socket's: 0.5 s timeouts)
+local function start_fast_reader()
+  if fast_reader and not events.dead(fast_reader) then return end
+  fast_reader = events.thread(function()
+    while npending > 0 do
+      local got = fast.udp_take(fast_box, M.settings.max_datagram)
+      if got then
+        arrived(got[1], got[2])
+      else
+        events.wait_socket(fast_box, "r", platform.now() + 0.5)
+      end
+    end
+    fast_reader = nil
   end)
 end
 
@@ -100,20 +145,35 @@ function M.acall(a, b, c, d)
   end
   next_id = next_id + 1
   local id = next_id
-  local ok, msg = pcall(benc.encode, rpc.envelope({ id = id, call = call, n = maxn(call) }))
+  local net = platform.sim_net
+  -- the fast path unless an app's own socket is bound there
+  local is_fast = net ~= nil and net:server_of("udp", ip, port) ~= false
+  local req = rpc.envelope({ id = id, call = call, n = maxn(call) })
+  local ok, msg, size = pcall(is_fast and copy or benc.encode, req)
   if not ok then return false, "urpc: cannot encode the arguments: " .. tostring(msg) end
-  if #msg > M.settings.max_datagram then return false, "urpc: request larger than one datagram" end
+  size = size or #msg
+  if size > M.settings.max_datagram then return false, "urpc: request larger than one datagram" end
   pending[id] = true
   npending = npending + 1
-  start_reader()
+  if is_fast then
+    if not fast_box then fast_box = net:box(platform.sim_owner) end
+    start_fast_reader()
+  else
+    start_reader()
+  end
   local t0 = platform.now()
   local deadline = t0 + timeout
   local step = timeout / M.settings.tries
   local rep, err
   local sent_bytes = 0
   while true do
-    local sent, serr = client:sendto(msg, ip, port)
-    if sent then sent_bytes = sent_bytes + #msg end
+    local sent, serr
+    if is_fast then
+      sent, serr = fast.udp_send(fast_box, msg, size, ip, port)
+    else
+      sent, serr = client:sendto(msg, ip, port)
+    end
+    if sent then sent_bytes = sent_bytes + size end
     if not sent then err = serr; break end
     local left = deadline - platform.now()
     if left <= 0 then err = "timeout"; break end

@@ -1,0 +1,168 @@
+--[[
+splaylab.rpc_conn - the client side of splay.rpc's connections (splaylab.rpc): the pool of
+kept connections and one request/response on it, on the socket path (llenc frames over
+splaylab.socket) or, in the simulator, on the message fast path (splaylab.rpc_fast links).
+
+Connection reuse (SplayLab; SPLAY opens a connection per call): a connection that carried a
+call stays open settings.keep_alive seconds for the next call to the same node, at most
+pool_per_peer per node and pool_max in all (the settings are splay.rpc's: M.rpc.settings).
+The server already serves any number of requests per connection. A reused connection the peer
+has closed meanwhile (it restarted, or its idle timeout fired) fails before any byte of the
+reply comes back: the request was not served, so the call is retried once on a new
+connection. keep_alive = 0 restores SPLAY's behaviour.
+
+  conn.socket_exchange(ip, port, key, msg, deadline) -> reply's bytes | nil, err
+  conn.fast_exchange(ip, port, key, req, size, deadline) -> reply, size | nil, nil, err | false
+  conn.takes_fast_path(ip, port, key) -> bool
+]]
+local socket = require "splaylab.socket"
+local llenc = require "splaylab.llenc"
+local platform = require "splaylab.platform"
+local events = require "splaylab.events"
+local fast = require "splaylab.rpc_fast"
+
+local M = { _NAME = "splaylab.rpc_conn", _VERSION = "0.1", rpc = nil }   -- rpc: set by splaylab.rpc
+
+local tonumber, pairs, ipairs = tonumber, pairs, ipairs
+
+local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {connection, idle since}
+
+local function close_idle(older_than)
+  for key, list in pairs(pool) do
+    local kept = {}
+    for _, entry in ipairs(list) do
+      if entry[2] <= older_than then entry[1]:close(); pooled = pooled - 1 else kept[#kept + 1] = entry end
+    end
+    pool[key] = kept[1] and kept or nil
+  end
+end
+
+local function start_reaper()
+  if reaper and not events.dead(reaper) then return end
+  reaper = events.thread(function()
+    repeat   -- (sleep first: during a burst of calls the pool is often empty for a moment)
+      events.sleep(M.rpc.settings.keep_alive)
+      close_idle(platform.now() - M.rpc.settings.keep_alive)
+    until pooled == 0
+    reaper = nil
+  end)
+end
+
+local function take(key)
+  local list = pool[key]
+  if not list then return nil end
+  local entry = list[#list]
+  list[#list] = nil
+  if not list[1] then pool[key] = nil end
+  pooled = pooled - 1
+  return entry[1]
+end
+
+local function give_back(key, s)
+  local st = M.rpc.settings
+  local list = pool[key]
+  if st.keep_alive <= 0 or pooled >= st.pool_max or (list and #list >= st.pool_per_peer) then
+    s:close()
+    return
+  end
+  if not list then list = {}; pool[key] = list end
+  list[#list + 1] = { s, platform.now() }
+  pooled = pooled + 1
+  start_reaper()
+end
+
+-- A new connection; when the node's socket limit is reached, idle pooled ones go first.
+local function connect(ip, port, deadline)
+  local s, err = socket.tcp()
+  if not s and pooled > 0 then
+    close_idle(math.huge)
+    s, err = socket.tcp()
+  end
+  if not s then return nil, err end
+  socket.internal(s)
+  s:settimeout(math.max(deadline - platform.now(), 0))
+  local ok, cerr = s:connect(ip, port)
+  if not ok then s:close(); return nil, cerr end
+  return s
+end
+
+-- One request/response on s -> data | nil, err, retryable (nothing of a reply came back).
+local function exchange(s, msg, deadline)
+  local function arm()
+    local left = deadline - platform.now()
+    s:settimeout(left > 0 and left or 0)
+    return left > 0
+  end
+  if not arm() then return nil, "timeout" end
+  local ok, err = llenc.send(s, msg)
+  if not ok then return nil, err, err ~= "timeout" end
+  if not arm() then return nil, "timeout" end
+  local header, rerr, partial = s:receive("*l")
+  if not header then return nil, rerr, rerr ~= "timeout" and (partial or "") == "" end
+  local n = tonumber(header)
+  if not n or n < 0 or n ~= math.floor(n) or n > llenc.settings.max_size then
+    return nil, "rpc: bad reply frame"
+  end
+  if n == 0 then return "" end
+  if not arm() then return nil, "timeout" end
+  return s:receive(n)
+end
+
+local function free_idle()
+  if pooled == 0 then return false end
+  close_idle(math.huge)
+  return true
+end
+
+-- The socket path: msg on a kept connection, else (or when the peer closed it) on a new one
+-- -> the reply's bytes | nil, err
+function M.socket_exchange(ip, port, key, msg, deadline)
+  local s, data, err, retryable = take(key), nil, nil, false
+  if s then
+    data, err, retryable = exchange(s, msg, deadline)
+    if not data then s:close(); s = nil end
+  end
+  if not data and (retryable or err == nil) then
+    s, err = connect(ip, port, deadline)
+    if s then
+      data, err = exchange(s, msg, deadline)
+      if not data then s:close(); s = nil end
+    end
+  end
+  if not data then return nil, err end
+  give_back(key, s)
+  return data
+end
+
+-- The fast path, the same steps on links -> reply, its size | nil, nil, err | false (an app's
+-- own socket listens there: the socket path serves the call)
+function M.fast_exchange(ip, port, key, req, size, deadline)
+  local c, rep, err, retryable = take(key), nil, nil, false
+  if c then
+    rep, err, retryable = fast.exchange(c, req, size, deadline)
+    if not rep then c:close(); c = nil end
+  end
+  if not rep and (retryable or err == nil) then
+    c, err = fast.connect(ip, port, deadline, free_idle)
+    if c == false then return false end
+    if c then
+      rep, err = fast.exchange(c, req, size, deadline)
+      if not rep then c:close(); c = nil end
+    end
+  end
+  if not rep then return nil, nil, err end
+  give_back(key, c)
+  return rep[1], rep[2]
+end
+
+-- In the simulator, the fast path unless an app's own socket listens at key (or a connection
+-- of the socket path to it is kept).
+function M.takes_fast_path(ip, port, key)
+  local simnet = platform.sim_net
+  if not simnet then return false end
+  local list = pool[key]
+  if list then return list[#list][1].fast == true end
+  return simnet:server_of("tcp", ip, port) ~= false
+end
+
+return M
