@@ -1,0 +1,99 @@
+"""The simulator's two transports agree (issue 21, docs/simulation.md "The message fast path"):
+the compatibility programs (the paper's Chord, a Cyclon like SPLAY's, an epidemic broadcast
+over splay.urpc) run with `--sim-transport fast` (copies) and `--sim-transport sockets` (bytes
+over the simulated sockets, as live) give the same observable results: the same ring and
+lookup owners, the same views, the same nodes reached, and the same records, trace rows
+(bytes charged per call) included; only the order of records stamped with the same virtual
+instant may differ. Each run takes about a second."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from bisect import bisect_left
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SANDBOX = Path(__file__).resolve().parent.parent
+APPS = SANDBOX / "apps"
+TRANSPORTS = ("fast", "sockets")
+
+
+def run(app: str, transport: str, tmp_path: Path, *args: str) -> list[dict[str, Any]]:
+    out = tmp_path / f"{app}.{transport}.jsonl"
+    proc = subprocess.run([sys.executable, str(SANDBOX / "run_local.py"), str(APPS / app), "--sim",
+                           "--sim-transport", transport, "--out", str(out), "--quiet", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+def both(app: str, tmp_path: Path, *args: str) -> dict[str, list[dict[str, Any]]]:
+    return {t: run(app, t, tmp_path, *args) for t in TRANSPORTS}
+
+
+def canonical(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Records (without trace batches) and trace rows (node first), each sorted: what a run
+    observed, whatever the order of records stamped with the same instant."""
+    plain = sorted(json.dumps(r, sort_keys=True) for r in records if r["kind"] != "trace")
+    rows = sorted(json.dumps([r["node"], *row]) for r in records if r["kind"] == "trace" for row in r["rows"])
+    return plain, rows
+
+
+def logs(records: list[dict[str, Any]], pattern: str) -> list[tuple[int, re.Match[str]]]:
+    rx = re.compile(pattern)
+    return [(r["node"], m) for r in records if r["kind"] == "log" for m in [rx.search(r["text"])] if m]
+
+
+def chord_results(records: list[dict[str, Any]], n: int) -> tuple[dict[int, tuple[int, int, str]], list[tuple[int, int]]]:
+    ring: dict[int, tuple[int, int, str]] = {}
+    for node, m in logs(records, r"^ring id=(\d+) succ=(\d+) pred=(\w+)$"):
+        ring[node] = (int(m[1]), int(m[2]), m[3])
+    lookups = sorted((int(m[1]), int(m[2])) for _, m in logs(records, r"^lookup key=(\d+) owner=(\d+)$"))
+    assert len(ring) == n
+    ids = sorted(v[0] for v in ring.values())
+    for my_id, succ, pred in ring.values():
+        i = ids.index(my_id)
+        assert (succ, pred) == (ids[(i + 1) % n], str(ids[i - 1])), f"node {my_id}"
+    for key, owner in lookups:
+        assert owner == ids[bisect_left(ids, key) % n], f"key {key}"
+    return ring, lookups
+
+
+@pytest.mark.parametrize("net", [(), ("--net", "jitter:30ms:10ms", "--loss", "1%")], ids=["lan", "jitter-loss"])
+def test_chord_gives_the_same_ring_lookups_and_trace_on_both_transports(tmp_path: Path, net: tuple[str, ...]) -> None:
+    runs = both("chord.lua", tmp_path, "--nodes", "40", "--time", "40", "--seed", "5", *net)
+    fast, sockets = (chord_results(runs[t], 40) for t in TRANSPORTS)
+    assert len(fast[1]) == 200
+    assert fast == sockets
+    assert canonical(runs["fast"]) == canonical(runs["sockets"])
+
+
+def test_cyclon_gives_the_same_views_on_both_transports(tmp_path: Path) -> None:
+    runs = both("cyclon.lua", tmp_path, "--nodes", "20", "--time", "30", "--seed", "7",
+                "--net", "jitter:30ms:10ms")
+    views = {}
+    for t in TRANSPORTS:
+        views[t] = {node: m[0] for node, m in logs(runs[t], r"^view size=(\d+) c=(\d+) positions=([\d,]*)$")}
+        assert len(views[t]) == 20
+    assert views["fast"] == views["sockets"]
+    assert canonical(runs["fast"]) == canonical(runs["sockets"])
+
+
+def test_epidemic_over_urpc_reaches_the_same_nodes_the_same_way_on_both_transports(tmp_path: Path) -> None:
+    runs = both("epidemic.lua", tmp_path, "--nodes", "40", "--time", "30", "--seed", "7",
+                "--net", "jitter:30ms:10ms", "--loss", "2%")
+    reached = {t: sorted((node, m[0]) for node, m in logs(runs[t], r"^received rumor-1 hops=\d+$"))
+               for t in TRANSPORTS}
+    assert {node for node, _ in reached["fast"]} == set(range(1, 41))
+    assert reached["fast"] == reached["sockets"]
+    assert canonical(runs["fast"]) == canonical(runs["sockets"])
+
+
+def test_the_transport_is_checked(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, str(SANDBOX / "run_local.py"), str(APPS / "chord.lua"),
+                           "--sim-transport", "sockets"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--sim-transport needs --sim" in proc.stderr
