@@ -29,6 +29,11 @@ describe("splaylab.log", function()
     end)
   end)
 
+  it("accepts the module's functions called with ':' as chord_p.lua does (log:print)", function()
+    log:print("p", 1); log:warning("w"); log:print(); log:write("x", 4)
+    assert.same({ { "print", "p 1" }, { "warning", "w" }, { "print", "" }, { "error", "x" } }, records)
+  end)
+
   it("supports log.write(msg, level) as cyclon.lua calls it", function()
     log.write("x", 4); log.write("y")
     assert.same({ { "error", "x" }, { "print", "y" } }, records)

@@ -78,8 +78,10 @@ describe("splay_api.json", function()
       for name, t in pairs(keys) do
         if documented[name] == nil or (documented[name] == "function") ~= (t == "function") then extra[name] = true end
       end
-      assert.same({}, sorted(missing), "in sandbox/splay_api.json but not in the runtime (or not of that kind): update the description")
-      assert.same({}, sorted(extra), "in the runtime but not in sandbox/splay_api.json (or not of that kind): document it there")
+      assert.same({}, sorted(missing),
+        "in sandbox/splay_api.json but not in the runtime (or not of that kind): update the description")
+      assert.same({}, sorted(extra),
+        "in the runtime but not in sandbox/splay_api.json (or not of that kind): document it there")
     end)
     if m.global and m["require"] then
       it("gives the global " .. m.global .. " as require " .. m["require"] .. " does", function()

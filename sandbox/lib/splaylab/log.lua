@@ -40,14 +40,18 @@ local function emit(prefix, record_level, ...)
   output.write(record_level, text)
 end
 
+-- log.info(...) and log:info(...) alike (SPLAY's apps use both: chord_p.lua's log:print)
 for name, spec in pairs(METHODS) do
   M[name] = function(...)
-    if spec[1] >= M.global_level then emit(nil, spec[2], ...) end
+    if spec[1] >= M.global_level then
+      if (...) == M then emit(nil, spec[2], select(2, ...)) else emit(nil, spec[2], ...) end
+    end
   end
 end
 
 -- log.write(msg, level): cyclon.lua style, level defaults to 5 (print).
-function M.write(msg, level)
+function M.write(msg, level, ...)
+  if msg == M then msg, level = level, ... end
   level = tonumber(level) or 5
   if level < 1 then level = 1 elseif level > 5 then level = 5 end
   if level >= M.global_level then emit(nil, RECORD_OF_LEVEL[level], msg) end

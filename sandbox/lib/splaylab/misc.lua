@@ -8,15 +8,22 @@ splaylab.misc - SPLAY's misc ("splay.misc" and the global `misc`): small helpers
   misc.random_pick(t [, n])               one random element, or a list of n distinct ones
   misc.random_pick_one(t), misc.shuffle(t) (a shuffled copy), misc.dup(t) (deep copy),
   misc.split(s, sep), misc.size(t), misc.empty(t), misc.merge(t1, t2, ...),
-  misc.isort(t), misc.reverse(t), misc.to_string(v)
+  misc.isort(t), misc.reverse(t), misc.to_string(v) (a table's text; a number: see below)
+SPLAY's other helpers, as SPLAY's misc has them: misc.to_int(bytes) and misc.to_string(n [, size])
+(big-endian integers, size 4 by default), misc.hash_ascii_to_byte(hex), misc.gen_string(n [, s]),
+misc.isize(t), misc.table_keyset(t), misc.table_concat(t1, t2), misc.equals(a, b) (= equal),
+misc.dec_to_base(n, b), misc.base_to_dec(s, b), misc.convert_base(s, b1, b2),
+misc.stringify(v), misc.assert_object(o), misc.assert_function(f), misc.throw(name, v),
+misc.try(f, handlers), misc.random_peek_one (scribe.lua's name of random_pick_one).
 Randomness comes from math.random, seeded per node by node.lua / splay.base.
 ]]
 local platform = require "splaylab.platform"
 
 local M = { _NAME = "splaylab.misc", _VERSION = "0.2" }
 
-local type, pairs, ipairs, next, tostring, random, floor, sort, concat =
-  type, pairs, ipairs, next, tostring, math.random, math.floor, table.sort, table.concat
+local type, pairs, ipairs, next, tostring, tonumber, random, floor, sort, concat =
+  type, pairs, ipairs, next, tostring, tonumber, math.random, math.floor, table.sort, table.concat
+local assert, error, pcall, setmetatable = assert, error, pcall, setmetatable
 local find, sub, format = string.find, string.sub, string.format
 
 function M.time() return platform.now() end
@@ -33,6 +40,7 @@ function M.random_pick_one(t)
   if #t == 0 then return nil end
   return t[random(1, #t)]
 end
+M.random_peek_one = M.random_pick_one
 
 function M.shuffle(t)
   local r = {}
@@ -105,15 +113,133 @@ function M.reverse(t)
   return r
 end
 
-function M.to_string(v, depth)
-  depth = depth or 0
+local byte, char, upper = string.byte, string.char, string.upper
+
+function M.to_int(s)
+  local v = 0
+  for i = 1, #s do v = v * 256 + byte(s, i) end
+  return v
+end
+
+-- SPLAY's to_string(int [, size]): the integer as `size` big-endian bytes
+local function int_bytes(int, size)
+  local out = {}
+  for i = (size or 4) - 1, 0, -1 do
+    local unit = 256 ^ i
+    out[#out + 1] = char(floor(int / unit) % 256)
+    int = int % unit
+  end
+  return concat(out)
+end
+
+function M.hash_ascii_to_byte(s)
+  return (s:gsub("%x%x", function(h) return char(tonumber(h, 16)) end))
+end
+
+function M.gen_string(times, s)
+  if type(times) == "string" then times, s = s, times end
+  return string.rep(s or "a", times)
+end
+
+function M.isize(t)
+  local c = 0
+  for i in pairs(t) do if type(i) == "number" and i > c then c = i end end
+  return c
+end
+
+function M.table_keyset(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  return keys
+end
+
+function M.table_concat(t1, t2)
+  if not t1 and not t2 then return {} end
+  if not t1 then return t2 end
+  if not t2 then return t1 end
+  local t = M.dup(t1)
+  for _, e in pairs(M.dup(t2)) do t[#t + 1] = e end
+  return t
+end
+
+function M.equals(a, b)
+  if type(a) ~= "table" or type(b) ~= "table" then return a == b end
+  for k, v in pairs(a) do if not M.equals(v, b[k]) then return false end end
+  for k, v in pairs(b) do if not M.equals(v, a[k]) then return false end end
+  return true
+end
+M.equal = M.equals
+
+local DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+function M.dec_to_base(input, b)
+  if input == 0 then return "0" end
+  local out = ""
+  while input > 0 do
+    local d = input % b + 1
+    input = floor(input / b)
+    out = sub(DIGITS, d, d) .. out
+  end
+  return out
+end
+
+function M.base_to_dec(input, b)
+  return tonumber(upper(tostring(input)), b)
+end
+
+function M.convert_base(input, b1, b2)
+  return M.dec_to_base(M.base_to_dec(input, b1 or 10), b2 or 16)
+end
+
+function M.stringify(v)
+  if type(v) == "table" then
+    local parts = {}
+    for k, x in pairs(v) do parts[#parts + 1] = "[" .. M.stringify(k) .. "] = " .. M.stringify(x) .. "," end
+    return "{" .. concat(parts) .. "}"
+  elseif type(v) == "string" then
+    return "'" .. v:gsub(".", function(c) return "\\" .. byte(c) end) .. "'"
+  elseif type(v) == "number" or type(v) == "boolean" or v == nil then
+    return tostring(v)
+  end
+  return type(v) == "function" and "'*ERR_FUNCTION*'" or "'*ERR_UNKNOWN*'"
+end
+
+function M.assert_function(f)
+  return function(...) return assert(f(...)) end
+end
+
+function M.assert_object(object)
+  return setmetatable({}, { __index = function(_, key)
+    local v = object[key]
+    if type(v) ~= "function" then return v end
+    return function(...) return assert(v(...)) end
+  end })
+end
+
+function M.throw(name, value) error({ exception = { name, value } }, 0) end
+
+function M.try(f, handlers)
+  local ok, err = pcall(f)
+  if ok then return end
+  if type(err) ~= "table" or not err.exception then error(err, 0) end
+  local handler = handlers[err.exception[1]]
+  if not handler then error(err, 0) end
+  handler(err.exception[2])
+end
+
+-- a table's text (SplayLab); a number keeps SPLAY's meaning: its big-endian bytes
+local function pretty(v, depth)
   if type(v) == "string" then return format("%q", v) end
   if type(v) ~= "table" then return tostring(v) end
   if depth > 8 then return "{...}" end
   local parts = {}
-  for k, x in pairs(v) do parts[#parts + 1] = "[" .. M.to_string(k, depth + 1) .. "]=" .. M.to_string(x, depth + 1) end
+  for k, x in pairs(v) do parts[#parts + 1] = "[" .. pretty(k, depth + 1) .. "]=" .. pretty(x, depth + 1) end
   sort(parts)
   return "{" .. concat(parts, ", ") .. "}"
+end
+
+function M.to_string(v, depth)
+  if type(v) == "number" then return int_bytes(v, depth) end
+  return pretty(v, depth or 0)
 end
 
 return M
