@@ -109,6 +109,10 @@ function M.runtime_modules(spec, job, limits)
   }
   fs.init { root = spec.fs_root or ".", max_size = limits.disk_max_size, max_files = limits.disk_max_files,
     max_open = limits.disk_max_file_descriptors }
+  -- splay.async_dns's table: the simulator's index of the job's addresses, or the job's nodes
+  -- in position order (a node's own job.nodes may be a bootstrap subset)
+  local dns_table = { me_position = job.position, addresses = spec.addresses,
+    nodes = not spec.addresses and (spec.all_nodes or spec.nodes) or nil }
   local modules = {
     ["splay.socket"] = socket.public(),
     ["splay.coxpcall"] = require "splaylab.coxpcall",
@@ -142,6 +146,29 @@ function M.runtime_modules(spec, job, limits)
     end),
     ["splay.queue"] = lazy "splaylab.queue",
     ["splay.metrics"] = lazy "splaylab.metrics",
+    -- the rest of SPLAY's libraries (docs/splay-compat.md)
+    ["splay.rpcq"] = lazy("splaylab.rpcq", function(_, env)
+      if not M.harness_envs[env] then require("splaylab.rpc").settings.env = env end
+    end),
+    ["splay.bits"] = lazy "splaylab.bits",
+    ["splay.data_bits"] = lazy "splaylab.data_bits",
+    ["splay.lbinenc"] = lazy "splaylab.lbinenc",
+    ["splay.token_bucket"] = lazy "splaylab.token_bucket",
+    ["splay.topo_socket"] = lazy "splaylab.topo_socket",
+    -- names from the job's own address table, never the host's resolver
+    ["splay.async_dns"] = lazy("splaylab.async_dns", function(m) m.init(dns_table) end),
+    -- LuaCrypto (luaossl underneath): like luaL_openlib, require also sets the global `crypto`;
+    -- each environment gets its own copies of the sub-tables
+    crypto = function(env)
+      local m = require "splaylab.crypto"
+      local own = M.facade(m)
+      own.evp, own.hmac, own.rand = M.facade(m.evp), M.facade(m.hmac), M.facade(m.rand)
+      if rawget(env, "crypto") == nil then env.crypto = own end
+      return own
+    end,
+    ["crypto.evp"] = function(env) return env.require("crypto").evp end,
+    ["crypto.hmac"] = function(env) return env.require("crypto").hmac end,
+    ["crypto.rand"] = function(env) return env.require("crypto").rand end,
   }
   return modules, loaders, fs
 end
