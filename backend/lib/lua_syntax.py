@@ -1,7 +1,9 @@
 """Lua syntax check with the controller's luajit, before any daemon is bothered.
 
-Model-free: give it source text, get None or a LuaSyntaxError(line, message). LuaJIT's
-`loadstring` compiles without running, so student code never executes on the controller.
+Model-free: give it source text, get None or a LuaSyntaxError(line, message). The check is
+sandbox/syntax_check.lua, the node runtime's own compile (text only, Lua 5.1's escapes read as
+Lua 5.1 read them: sandbox/lib/splaylab/lua51.lua); it compiles without running, so student
+code never executes on the controller.
 """
 from __future__ import annotations
 
@@ -9,12 +11,9 @@ import os
 import re
 import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
-_CHECK = (
-    "local src = io.read('*a') "
-    "local f, e = loadstring(src, '=' .. os.getenv('SPLAYLAB_CHUNKNAME')) "
-    "if not f then io.stderr:write(e) os.exit(2) end"
-)
+SYNTAX_CHECK = Path(__file__).resolve().parents[2] / "sandbox" / "syntax_check.lua"
 _LINE_RE = re.compile(r"^(?P<chunk>[^:]*):(?P<line>\d+):\s*(?P<msg>.*)$", re.S)
 
 
@@ -32,8 +31,8 @@ def lua_syntax_check(code: str, filename: str = "app.lua", *, luajit: str = "lua
                      timeout: float = 5.0) -> LuaSyntaxError | None:
     try:
         proc = subprocess.run(
-            [luajit, "-e", _CHECK], input=code.encode("utf-8"), capture_output=True,
-            timeout=timeout, check=False, env={"SPLAYLAB_CHUNKNAME": filename, "PATH": os.environ.get("PATH", os.defpath)},
+            [luajit, str(SYNTAX_CHECK), filename], input=code.encode("utf-8"), capture_output=True,
+            timeout=timeout, check=False, env={"PATH": os.environ.get("PATH", os.defpath)},
         )
     except FileNotFoundError as exc:
         raise LuaCheckUnavailable(f"{luajit} not found on the controller") from exc

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
-# Compiles a file the way the node runtime does (boot.compile_app: text only, chunk "app.lua").
-_CHECK = ("local src = io.read('*a'); "
-          "if src:sub(1, 1) == '\\27' then io.stderr:write('app.lua:1: precompiled bytecode is not accepted, send Lua source'); os.exit(1) end; "
-          "local ok, err = loadstring(src, '=app.lua'); "
-          "if not ok then io.stderr:write(err); os.exit(1) end")
+# Compiles a file the way the node runtime does (boot.compile_app: text only, chunk "app.lua",
+# Lua 5.1's escapes read as Lua 5.1 read them): the runtime's own check, one definition.
+SYNTAX_CHECK = Path(__file__).resolve().parents[3] / "sandbox" / "syntax_check.lua"
 
 
 def syntax_error(source: str) -> str | None:
@@ -22,7 +21,7 @@ def syntax_error(source: str) -> str | None:
     luajit = shutil.which("luajit")
     if not luajit:
         raise RuntimeError("luajit not found (apt-get install luajit)")
-    p = subprocess.run([luajit, "-e", _CHECK], input=source, capture_output=True, text=True, timeout=30)
+    p = subprocess.run([luajit, str(SYNTAX_CHECK), "app.lua"], input=source, capture_output=True, text=True, timeout=30)
     if p.returncode == 0:
         return None
     return p.stderr.strip() or "app.lua: does not compile"

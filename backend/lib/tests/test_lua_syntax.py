@@ -29,3 +29,13 @@ def test_code_is_not_executed() -> None:
 def test_missing_luajit_is_an_infrastructure_error() -> None:
     with pytest.raises(LuaCheckUnavailable):
         lua_syntax_check("x = 1", luajit="/nonexistent/luajit")
+
+
+def test_lua51_unknown_escape_is_accepted_as_the_node_runtime_reads_it() -> None:
+    # SPLAY ran Lua 5.1, which read "\d" as "d"; LuaJIT's lexer refuses it (sandbox/lib/splaylab/lua51.lua)
+    assert lua_syntax_check('local p = "^(\\d+)\\.(%d+)$"\n', "app.lua") is None
+
+
+def test_an_escape_error_elsewhere_is_still_reported() -> None:
+    err = lua_syntax_check('local p = "\\d"\nlocal x = = 2\n', "app.lua")
+    assert err is not None and err.line == 2

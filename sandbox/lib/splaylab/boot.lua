@@ -232,12 +232,15 @@ function M.compile_harness(src, henv, app_env, new_math)
   return function() return chunk(h) end
 end
 
--- app.lua's text compiled in env: the chunk, or nil and the syntax error's record text.
+-- app.lua's text compiled in env, as Lua 5.1 read it (splaylab.lua51: each unknown escape
+-- LuaJIT refuses is a warning record naming its line): the chunk, or nil and the syntax
+-- error's record text.
 function M.compile_app(src, env)
   if string.sub(src, 1, 1) == "\27" then
     return nil, "app.lua:1: precompiled bytecode is not accepted, send Lua source"
   end
-  local chunk, err = load(src, "=app.lua", "t", env)
+  local chunk, err, warnings = require("splaylab.lua51").load(src, "app.lua", env)
+  for _, w in ipairs(warnings) do require("splaylab.output").write("warning", w) end
   if not chunk then return nil, tostring(err) end
   return chunk
 end
