@@ -10,7 +10,7 @@ ARG BASE_IMAGE=splaylab/base:bookworm
 FROM ${BASE_IMAGE}
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 # Already in splaylab/base:bookworm (then this is a no-op); installed here for other bases.
-RUN pkgs="ca-certificates python3 python3-venv luajit lua-socket lua-cjson lua-filesystem bubblewrap tini"; \
+RUN pkgs="ca-certificates python3 python3-venv luajit lua-socket lua-cjson lua-filesystem lua-luaossl lua-messagepack bubblewrap tini"; \
     dpkg -s $pkgs >/dev/null 2>&1 || { \
         apt-get update && apt-get install -y --no-install-recommends $pkgs \
         && rm -rf /var/lib/apt/lists/*; }

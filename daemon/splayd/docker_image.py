@@ -3,16 +3,17 @@
 `ensure_image(sandbox_dir)` assembles a minimal root filesystem as a tar stream and, when the
 engine does not have it yet, imports it (`docker import` through the SDK) as
 ``splaylab/sandbox:<digest>``. The digest is the SHA-256 of that (deterministic) tar, so any
-change of the host's LuaJIT, its libraries, LuaSocket/cjson or the runtime in sandbox/ gives a
+change of the host's LuaJIT, its libraries, its Lua modules or the runtime in sandbox/ gives a
 new tag and a rebuild; an unchanged one costs a hash and one `images.get`.
 
 Contents (no shell, no package manager, nothing setuid):
   /usr/bin/luajit                       the host's LuaJIT (IMAGE_LUAJIT)
   every shared library it and the Lua C modules need (ldd), the dynamic loader included,
     each at the path ldd names (symlinks resolved into regular files)
-  the C modules socket.core, mime.core, cjson, lfs and the Lua files of LuaSocket
-    (socket.lua, socket/*.lua, mime.lua, ltn12.lua), at their host paths, found with the host
-    luajit's own package.searchpath so that luajit in the image finds them the same way
+  the C modules socket.core, mime.core, cjson, lfs, _openssl (luaossl) and the Lua files of
+    LuaSocket (socket.lua, socket/*.lua, mime.lua, ltn12.lua), of luaossl (openssl.lua,
+    openssl/*.lua) and lua-messagepack (MessagePack.lua), at their host paths, found with the
+    host luajit's own package.searchpath so that luajit in the image finds them the same way
   /sandbox                              the runtime of sandbox/: node.lua and lib/ (SANDBOX_INCLUDE)
   /usr/lib/splaylab/launch.lua          sets RLIMIT_AS (not settable as a container ulimit),
                                         then execs the node (LAUNCH_LUA below)
@@ -47,9 +48,11 @@ IMAGE_LAUNCH = "/usr/lib/splaylab/launch.lua"
 LAYOUT_VERSION = "1"  # bump when the layout below changes without any host file changing
 # lfs (lua-filesystem): the restricted io (sandbox/lib/splaylab/fs.lua) needs it to refuse
 # symbolic links and to count the files present at start against disk_max_size/_files.
-C_MODULES = ("socket.core", "mime.core", "cjson", "lfs")
-LUA_MODULES = ("socket", "ltn12", "mime")
-LUA_DIRS = ("socket",)  # every .lua file of these packages (socket.http, socket.url, ...)
+# _openssl and openssl/*.lua (lua-luaossl): LuaCrypto's digests and HMAC (splaylab/crypto.lua);
+# MessagePack (lua-messagepack): splay.lbinenc. Both for SPLAY's own applications (issue 23).
+C_MODULES = ("socket.core", "mime.core", "cjson", "lfs", "_openssl")
+LUA_MODULES = ("socket", "ltn12", "mime", "openssl", "MessagePack")
+LUA_DIRS = ("socket", "openssl")  # every .lua file of these packages (socket.http, openssl.digest, ...)
 # What the image takes of sandbox/: the runtime only (not its specs, tests, example apps or
 # tools, so that editing those does not change the digest). Add here what node.lua comes to need.
 SANDBOX_INCLUDE = ("node.lua", "lib")
