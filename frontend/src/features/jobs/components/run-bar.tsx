@@ -5,25 +5,13 @@ import type { RunMode } from "@/types/api";
 import { useCreateJob } from "../api/create-job";
 import { churnChoice, churnErrorText, runSize } from "../lib/churn-choice";
 import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
+import { NETWORKS } from "../lib/network-presets";
 import { DEFAULT_SEED, MAX_NODES, keepPopulationBlocked, modeChoice, nodeLimitText } from "../lib/run-mode";
 import { ChurnFields } from "./churn-fields";
 import { RunModeFields } from "./run-mode-fields";
 
 export const DEFAULT_NODES = 10;
 export const DEFAULT_DURATION = 30;
-/** Network presets (docs/network.md); every delay is one-way. "custom" opens a text field,
- * "matrix" and "trace" a file picker. "" sends no model: the code's descriptor decides. */
-export const NETWORKS = [
-  ["", "as the code says (else LAN)"],
-  ["lan", "LAN (no emulation)"],
-  ["const:50ms", "constant 50 ms one-way"],
-  ["jitter:50ms:10ms", "50 ms ± 10 ms one-way"],
-  ["transit-stub", "transit-stub (ModelNet-like)"],
-  ["king", "King-calibrated (median RTT 134 ms)"],
-  ["matrix", "delay matrix file…"],
-  ["trace", "delay trace file…"],
-  ["custom", "custom…"],
-] as const;
 interface RunBarProps {
   /** The code to run, read when Run is pressed. */
   getCode: () => string | null;
@@ -95,20 +83,26 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   return (
     <form className="run-bar" onSubmit={submit} aria-label="Run the code">
       <RunModeFields mode={mode} onMode={(m) => { setMode(m); setModeError(null); }} seed={seed} onSeed={setSeed} />
+      <span className="run-field">
       <label htmlFor="run-nodes">Nodes</label>
       <input id="run-nodes" data-testid="run-nodes" type="number" min={1} max={MAX_NODES[mode]} step={1}
         required={!scenarioId} placeholder={scenarioId ? "auto" : undefined} aria-describedby="run-nodes-limit"
         title={scenarioId ? "Empty: the scenario decides" : undefined} value={nodes} onChange={(e) => setNodes(e.target.value)} />
       <span id="run-nodes-limit" className="muted run-limit" data-testid="run-nodes-limit">{nodeLimitText(mode)}</span>
+      </span>
+      <span className="run-field">
       <label htmlFor="run-duration">Duration ({mode === "sim" ? "virtual s" : "s"})</label>
       <input id="run-duration" data-testid="run-duration" type="number" min={1} step={1} required={!scenarioId}
         placeholder={scenarioId ? "auto" : undefined}
         title={scenarioId ? "Empty: the scenario decides" : undefined} value={duration} onChange={(e) => setDuration(e.target.value)} />
+      </span>
+      <span className="run-field">
       <label htmlFor="run-network">Network</label>
       <select id="run-network" data-testid="run-network" value={network}
         onChange={(e) => { setNetwork(e.target.value); setNetFile(null); setFileError(null); }}>
         {NETWORKS.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
       </select>
+      </span>
       {network === "custom" && (
         <input aria-label="Network model" data-testid="run-network-custom" value={customNet}
           placeholder="e.g. transit-stub:2:4" onChange={(e) => setCustomNet(e.target.value)} />
@@ -122,9 +116,11 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
           <input type="checkbox" checked={asymmetric} onChange={(e) => setAsymmetric(e.target.checked)} /> asymmetric
         </label>
       )}
+      <span className="run-field">
       <label htmlFor="run-loss">Loss</label>
       <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
         onChange={(e) => setLoss(e.target.value)} />
+      </span>
       <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario}
         keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} keepPopulationBlocked={keepPopulationBlocked(mode)} />
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
