@@ -82,6 +82,11 @@ def test_stop_button_kills_the_job(page: Page) -> None:
 
     expect(page.get_by_test_id("job-state")).to_have_text("KILLED", timeout=20_000)
     expect(page.get_by_test_id("job-reason")).to_contain_text("student")
+    # Its nodes end a moment later on their daemons: the open page follows, without a reload.
+    rows = page.get_by_test_id("instances-table").locator("tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.filter(has_text="KILLED")).to_have_count(2, timeout=15_000)
+    expect(rows.filter(has_text="RUNNING")).to_have_count(0)
 
 
 def test_syntax_error_is_marked_on_its_line_in_the_editor(page: Page) -> None:
