@@ -89,6 +89,37 @@ def test_stop_button_kills_the_job(page: Page) -> None:
     expect(rows.filter(has_text="RUNNING")).to_have_count(0)
 
 
+def test_a_paste_past_the_workspace_limit_says_so_and_loses_nothing(page: Page) -> None:
+    uncaught: list[str] = []
+    page.on("pageerror", lambda error: uncaught.append(str(error)))
+    login(page)
+    replace_editor_text(page, APP)
+    expect(page.get_by_test_id("save-status")).to_have_attribute("data-state", "saved", timeout=15_000)
+
+    # 2 MB pasted over the text: 32,768 lines of 64 bytes (the browser's paste event, as Ctrl+V
+    # gives it; typing it key by key would take the test minutes)
+    editor = page.get_by_test_id("editor").locator(".monaco-editor").first
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.evaluate("""() => {
+      const data = new DataTransfer();
+      data.setData("text/plain", ("-- " + "x".repeat(60) + "\\n").repeat(32768));
+      document.activeElement.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }));
+    }""")
+    expect(page.get_by_test_id("editor").locator(".view-line").first).to_contain_text("-- xxxx")
+    expect(page.get_by_test_id("save-status")).to_have_attribute("data-state", "error", timeout=15_000)
+    expect(page.get_by_test_id("save-error")).to_have_text(
+        "not saved: the workspace would hold 2.0 MB, more than its limit of 1.0 MB; your text stays in the editor")
+    assert uncaught == []
+
+    # The saved workspace is the last text that fitted; a text that fits saves again.
+    replace_editor_text(page, APP.replace("browser hello", "after the paste"))
+    expect(page.get_by_test_id("save-status")).to_have_attribute("data-state", "saved", timeout=15_000)
+    expect(page.get_by_test_id("save-error")).to_have_count(0)
+    page.reload()
+    expect(page.get_by_test_id("editor").locator(".view-line").filter(has_text="after the paste")).to_have_count(1)
+
+
 def test_syntax_error_is_marked_on_its_line_in_the_editor(page: Page) -> None:
     login(page)
     replace_editor_text(page, 'print("one")\nprint("two")\nlocal = 3\n')

@@ -26,6 +26,11 @@ export function SaveStatus({ state, error, onSave }: SaveStatusProps) {
       >
         {LABELS[state]}
       </span>
+      {state === "error" && (
+        <span className="save-error-text" role="alert" data-testid="save-error">
+          {errorText(error)}
+        </span>
+      )}
       <button type="button" onClick={onSave} disabled={state === "saving"}>
         Save
       </button>

@@ -4,7 +4,7 @@ import type { Workspace, WorkspaceFile } from "@/types/api";
 import { ensureWorkspace, namedWorkspaceQueryKey } from "../api/create-workspace";
 import { useWorkspace, workspaceQueryKey } from "../api/get-workspace";
 import { useWorkspaces } from "../api/get-workspaces";
-import { updateWorkspace, withFileContent } from "../api/update-workspace";
+import { updateWorkspace, withFileContent, workspaceTooLarge } from "../api/update-workspace";
 
 export type SaveState = "saved" | "unsaved" | "saving" | "error";
 
@@ -79,8 +79,14 @@ export function useWorkspaceFile(named: NamedWorkspace | null = null) {
       setSaveState("saved");
       return;
     }
-    setSaveState("saving");
     const body = withFileContent(current, filename, snapshot);
+    const tooLarge = workspaceTooLarge(body);
+    if (tooLarge !== null) {
+      setSaveError(new Error(tooLarge));
+      setSaveState("error");
+      throw new Error(tooLarge);
+    }
+    setSaveState("saving");
     const request = updateWorkspace(workspaceId, body).then(
       (updated) => {
         savedRef.current = snapshot;
