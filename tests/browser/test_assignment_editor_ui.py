@@ -130,8 +130,26 @@ def test_the_instructor_edits_chord_and_the_student_sees_it(teacher_page: Page, 
     expect(error).to_have_text(f"Not saved: spec: {message}")
     assert stack.api("GET", url, token=stack.teacher_token)["spec"] == before["spec"]
 
+    # Leaving with those unsaved changes asks first: a link inside the app with the editor's own
+    # question (dismissed: the edit page and its draft stay), a full navigation with the
+    # browser's "leave site?" (accepted here).
+    asked: list[tuple[str, str]] = []
+
+    def answer(dialog, accept: bool) -> None:
+        asked.append((dialog.type, dialog.message))
+        dialog.accept() if accept else dialog.dismiss()
+
+    with t.expect_event("dialog") as asking:
+        t.get_by_role("navigation", name="Breadcrumbs").get_by_role("link", name="Chord: lookups on a ring").click()
+    answer(asking.value, False)
+    expect(t.get_by_test_id("edit-save-status")).to_have_text("unsaved changes")
+    assert asked == [("confirm", "This assignment has changes that are not saved. Leave and lose them?")]
+    assert t.url.endswith("/assignments/chord/edit")
+    t.once("dialog", lambda d: answer(d, True))
+
     # The editor is also reached from the assignment's page (instructors only).
     t.goto(f"/courses/{chord['id']}/assignments/chord")
+    assert [kind for kind, _ in asked] == ["confirm", "beforeunload"]
     expect(t.get_by_test_id("assignment-edit-link")).to_be_visible()
 
     # The student: the deadline on the course page, the new line in the handout, no editing.

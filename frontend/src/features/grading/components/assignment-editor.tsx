@@ -1,5 +1,6 @@
 import { useState } from "react";
 import { CodeEditor } from "@/components/code-editor/code-editor";
+import { useUnsavedGuard } from "@/lib/use-unsaved-guard";
 import { errorText } from "@/components/ui/error-message";
 import type { AssignmentDetail } from "@/types/grading";
 import { useAssignmentDraft } from "../hooks/use-assignment-draft";
@@ -31,6 +32,7 @@ export function AssignmentEditor({ courseId, assignment }: { courseId: number; a
   const state = useAssignmentDraft(courseId, assignment);
   const [tab, setTab] = useState<Tab>("handout");
   const { draft, set, save } = state;
+  useUnsavedGuard(state.changed, "This assignment has changes that are not saved. Leave and lose them?");
   const modelPath = (name: string) => `assignment-edit/${courseId}/${assignment.slug}/${name}`;
   const luaKey = tab === "starter" || tab === "reference" || tab === "harness" ? tab : null;
 
