@@ -61,3 +61,24 @@ def test_a_library_scenario_chosen_in_the_run_bar_drives_the_population(page: Pa
     expect(page.get_by_test_id("churn-planned-count")).to_have_text("3", timeout=15_000)
     # the metric time series shares the population's x axis: seconds since the scenario start
     expect(page.get_by_test_id("metric-timeseries")).to_contain_text("seconds since the scenario start")
+
+
+def test_a_simulated_churn_run_is_drawn_to_its_virtual_end(page: Page, stack) -> None:
+    """A simulation runs faster than real time: its population is drawn, and counted "at the
+    end", up to the scenario's virtual stop (14 s), not up to the wall time it took."""
+    name = f"browser churn sim {uuid.uuid4().hex[:6]}"
+    stack.api("POST", "/api/scenarios/", {"name": name, "description": "4 up, then 3", "text": SCENARIO},
+              token=stack.teacher_token)
+    login(page)
+    replace_editor_text(page, APP)
+    page.get_by_test_id("run-churn").select_option(label=name)
+    page.get_by_label("Simulate", exact=True).check()
+    page.get_by_test_id("run-button").click()
+    page.wait_for_url(re.compile(r"/jobs/\d+"))
+
+    expect(page.get_by_test_id("job-state")).to_have_text("ENDED", timeout=30_000)
+    counts = page.get_by_test_id("churn-panel").locator(".churn-counts")
+    expect(counts).to_contain_text("at the end")
+    expect(counts).to_contain_text("t = 14 s")
+    expect(page.get_by_test_id("churn-actual-count")).to_have_text("3")
+    expect(page.get_by_test_id("churn-planned-count")).to_have_text("3")

@@ -47,6 +47,11 @@ def test_simulate_with_a_seed_runs_on_the_virtual_clock_and_is_marked_simulated(
     for k in (1, 2, 3):
         expect(lines.filter(has_text=f"simulated hello from {k}")).to_have_count(1)
     assert {lines.nth(i).get_attribute("data-node") for i in range(lines.count())} == {"1", "2", "3"}
+    # Stamped with virtual time from the simulation's start (node k printed at k virtual
+    # seconds), not a time of day that would fall after the job's real end.
+    for k in (1, 3):
+        stamp = lines.filter(has_text=f"simulated hello from {k}").locator(".log-time")
+        expect(stamp).to_have_text(re.compile(rf"^\+00:0{k}\.\d{{3}}$"))
 
     job = stack.api("GET", f"/api/jobs/{job_id}/")
     assert (job["mode"], job["seed"], job["nodes"], job["duration"]) == ("sim", 7, 3, 10)

@@ -21,6 +21,13 @@ const runLabel = (job: Job) => `job #${job.id} · code ${job.code_version ?? "?"
 const timeOrigin = (job: Job) =>
   job.churn?.epoch != null ? { t: job.churn.epoch, label: "the scenario start" } : null;
 
+/** A simulated job runs on a virtual clock counted from its start: where it got to, and that start. */
+const isSimulatedJob = (job: Job) => job.mode === "sim";
+const virtualReached = (job: Job) =>
+  isSimulatedJob(job) && job.progress && "virtual_t" in job.progress ? job.progress.virtual_t : null;
+const virtualOrigin = (job: Job) =>
+  isSimulatedJob(job) && job.started_at ? Date.parse(job.started_at) / 1000 : null;
+
 export function JobRoute() {
   const params = useParams();
   const jobId = Number(params.id);
@@ -49,11 +56,12 @@ export function JobRoute() {
         <JobRetentionPanel jobId={job.id} ended={isTerminal(job)} />
       </div>
       <div className="job-main">
-        {job.churn && <ChurnPanel jobId={job.id} churn={job.churn} endedAt={job.ended_at} active={!isTerminal(job)} />}
+        {job.churn && <ChurnPanel jobId={job.id} churn={job.churn} endedAt={job.ended_at} active={!isTerminal(job)}
+          virtualT={virtualReached(job)} />}
         <MetricsPanel store={metrics.store} version={metrics.version} history={metrics.history}
           jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} timeOrigin={timeOrigin(job)} />
         <PrunedNotice jobId={job.id} ended={isTerminal(job)} />
-        <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} />
+        <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} virtualOrigin={virtualOrigin(job)} />
       </div>
     </div>
   );

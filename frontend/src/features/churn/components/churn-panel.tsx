@@ -14,6 +14,8 @@ interface ChurnPanelProps {
   endedAt: string | null;
   /** The job may still change: the clock ticks and the counts follow it. */
   active: boolean;
+  /** A simulated job: the virtual time its simulator reached (its clock), else null. */
+  virtualT?: number | null;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
@@ -38,11 +40,11 @@ function HistoryNote({ history }: { history: ChurnHistoryState }) {
 
 /** A job's churn: the planned population beside the actual one (joins, leaves and failures
  * as they happen), the counts now, and the failures and their replacements. */
-export function ChurnPanel({ jobId, churn, endedAt, active }: ChurnPanelProps) {
+export function ChurnPanel({ jobId, churn, endedAt, active, virtualT = null }: ChurnPanelProps) {
   const { plan, epoch: answeredEpoch, events, history } = useChurnStream(jobId);
   const epoch = churn.epoch ?? answeredEpoch;
   const nowMs = useNow(active ? 1000 : null);
-  const elapsed = scenarioElapsed(epoch, endedAt, nowMs, events);
+  const elapsed = scenarioElapsed(epoch, endedAt, nowMs, events, virtualT);
 
   const actual = useMemo(() => actualSteps(events), [events]);
   const { failures, replacements } = useMemo(() => incidents(events), [events]);

@@ -45,13 +45,14 @@ export function populationAt(steps: readonly (readonly [number, number])[], t: n
 /**
  * Seconds since the scenario start "now": the job's end once it ended, else the browser's
  * clock (never before the last event seen, should that clock be behind the daemons'); null
- * before the job starts (no epoch yet).
+ * before the job starts (no epoch yet). A simulated job gives `virtualT`, the virtual time its
+ * simulator reached: its clock, since a simulation runs faster than real time.
  */
 export function scenarioElapsed(epoch: number | null, endedAt: string | null, nowMs: number,
-  events: readonly ChurnEvent[]): number | null {
+  events: readonly ChurnEvent[], virtualT: number | null = null): number | null {
   if (epoch === null) return null;
   const ended = endedAt ? Date.parse(endedAt) / 1000 : Number.NaN;
-  const elapsed = (Number.isFinite(ended) ? ended : nowMs / 1000) - epoch;
+  const elapsed = virtualT ?? (Number.isFinite(ended) ? ended : nowMs / 1000) - epoch;
   return events.reduce((latest, e) => Math.max(latest, e.t), Math.max(0, elapsed));
 }
 

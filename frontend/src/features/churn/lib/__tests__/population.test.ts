@@ -76,6 +76,13 @@ describe("scenarioElapsed", () => {
     expect(scenarioElapsed(epoch, null, (epoch + 2) * 1000, [ev("join", 3, 1)])).toBe(3);
     expect(scenarioElapsed(epoch, null, (epoch - 5) * 1000, [])).toBe(0);
   });
+
+  it("follows a simulation's virtual clock, not the wall clock it ended by", () => {
+    // A 60 s scenario simulated in 30 s of wall time: "at the end" is virtual 60 s, not 30 s.
+    const endedAt = new Date((epoch + 30) * 1000).toISOString();
+    expect(scenarioElapsed(epoch, endedAt, (epoch + 600) * 1000, [ev("leave", 25, 1)], 60)).toBe(60);
+    expect(scenarioElapsed(epoch, null, (epoch + 2) * 1000, [], 17.5)).toBe(17.5);
+  });
 });
 
 describe("incidents", () => {
