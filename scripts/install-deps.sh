@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-RUNTIME_PACKAGES=(luajit lua-socket lua-cjson lua-filesystem lua-luaossl bubblewrap postgresql redis-server)
+RUNTIME_PACKAGES=(luajit lua-socket lua-cjson lua-filesystem lua-luaossl lua-messagepack bubblewrap postgresql redis-server)
 # --test: browser, Lua specs and lint, Docker backend; iproute2 and iptables for the multi-host
 # tests' network namespaces (tests/multihost), openssl for the TLS tests' certificates
 TEST_PACKAGES=(chromium lua-busted lua-check docker.io iproute2 iptables openssl)
