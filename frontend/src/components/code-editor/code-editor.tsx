@@ -6,7 +6,14 @@ export interface EditorMarker {
   line: number;
   /** 1-based: the marker runs from here to the end of the line; 0 or absent: the whole line. */
   column?: number;
+  /** The last column marked (inclusive); absent: to the end of the line. */
+  endColumn?: number;
   message: string;
+  /** Absent: an error. */
+  severity?: "error" | "warning";
+  /** Shown after the message, e.g. "lint(W113)". */
+  source?: string;
+  code?: string;
 }
 
 /** SPLAY's churn scenarios (docs/churn.md), registered in monaco-setup.ts. */

@@ -21,8 +21,10 @@ export default function MonacoEditor({ value, onChange, onSave, markers, languag
       model,
       MARKER_OWNER,
       (markers ?? []).map((marker) => ({
-        severity: monaco.MarkerSeverity.Error,
+        severity: marker.severity === "warning" ? monaco.MarkerSeverity.Warning : monaco.MarkerSeverity.Error,
         message: marker.message,
+        source: marker.source,
+        code: marker.code,
         ...markerRange(marker, lineCount, (line) => model.getLineMaxColumn(line)),
       })),
     );

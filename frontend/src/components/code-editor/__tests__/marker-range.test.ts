@@ -15,6 +15,11 @@ describe("markerRange", () => {
     expect(markerRange({ line: 2, column: 6 }, 3, maxColumn)).toEqual({ startLineNumber: 2, startColumn: 6, endLineNumber: 2, endColumn: 11 });
   });
 
+  it("ends after its end column (inclusive), within the line", () => {
+    expect(markerRange({ line: 1, column: 4, endColumn: 5 }, 3, maxColumn)).toEqual({ startLineNumber: 1, startColumn: 4, endLineNumber: 1, endColumn: 6 });
+    expect(markerRange({ line: 2, column: 6, endColumn: 40 }, 3, maxColumn).endColumn).toBe(11);
+  });
+
   it("keeps at least the last character when the column is at or past the end", () => {
     expect(markerRange({ line: 2, column: 11 }, 3, maxColumn).startColumn).toBe(10);
     expect(markerRange({ line: 2, column: 40 }, 3, maxColumn).startColumn).toBe(10);

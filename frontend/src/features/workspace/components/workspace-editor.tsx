@@ -3,6 +3,7 @@ import { CodeEditor, type EditorMarker } from "@/components/code-editor/code-edi
 import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
 import type { Job } from "@/types/api";
+import { useLuaDiagnostics } from "../hooks/use-lua-diagnostics";
 import type { WorkspaceFileState } from "../hooks/use-workspace-file";
 import { errorMarkerFor } from "../lib/error-marker";
 import { EditorErrorBanner } from "./editor-error-banner";
@@ -25,7 +26,11 @@ export function WorkspaceEditor({ file, errorJob, explicitJob }: WorkspaceEditor
       code === null ? null : errorMarkerFor(errorJob, { code, dismissedJobId, requireSameCode: !explicitJob }),
     [code, errorJob, dismissedJobId, explicitJob],
   );
-  const markers = useMemo<EditorMarker[]>(() => (marker ? [{ line: marker.line, message: marker.message }] : []), [marker]);
+  const diagnostics = useLuaDiagnostics(code);
+  // The failed job's own words (luajit's) stand for the syntax error while its code is shown.
+  const markers = useMemo<EditorMarker[]>(() => (marker
+    ? [{ line: marker.line, message: marker.message }, ...diagnostics.filter((d) => d.source !== "syntax")]
+    : diagnostics), [marker, diagnostics]);
 
   if (file.error) return <ErrorMessage error={file.error} title="Cannot load your workspace." />;
   if (file.noWorkspace) return <div className="error-box">You have no workspace yet. Ask your instructor.</div>;
