@@ -23,6 +23,8 @@ export interface CodeEditorProps {
   value: string;
   onChange: (value: string) => void;
   onSave?: () => void;
+  /** Ctrl/Cmd+Enter: "live", Shift+Ctrl/Cmd+Enter: "sim"; absent: Monaco's own keys. */
+  onRun?: (mode: "live" | "sim") => void;
   markers?: EditorMarker[];
   language?: string;
   /** Model path (e.g. "app.lua"); also keys the model's undo history. */

@@ -1,6 +1,7 @@
 import Editor, { type OnMount } from "@monaco-editor/react";
 import { useEffect, useRef } from "react";
 import type { CodeEditorProps } from "./code-editor";
+import { focusAfter } from "./focus-after";
 import { markerRange } from "./marker-range";
 import { monaco } from "./monaco-setup";
 
@@ -8,10 +9,16 @@ const MARKER_OWNER = "splaylab";
 
 type StandaloneEditor = Parameters<OnMount>[0];
 
-export default function MonacoEditor({ value, onChange, onSave, markers, language = "lua", path }: CodeEditorProps) {
+// Esc leaves the editor only when no widget of its own (suggestions, find, hints) takes it.
+const ESC_LEAVES = "!suggestWidgetVisible && !findWidgetVisible && !parameterHintsVisible && !inSnippetMode" +
+  " && !editorHasMultipleSelections && !markersNavigationVisible && !renameInputVisible";
+
+export default function MonacoEditor({ value, onChange, onSave, onRun, markers, language = "lua", path }: CodeEditorProps) {
   const editorRef = useRef<StandaloneEditor | null>(null);
   const onSaveRef = useRef(onSave);
   onSaveRef.current = onSave;
+  const onRunRef = useRef(onRun);
+  onRunRef.current = onRun;
 
   const applyMarkers = () => {
     const model = editorRef.current?.getModel();
@@ -36,6 +43,16 @@ export default function MonacoEditor({ value, onChange, onSave, markers, languag
   const handleMount: OnMount = (editor) => {
     editorRef.current = editor;
     editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.KeyS, () => onSaveRef.current?.());
+    if (onRunRef.current) {
+      editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyCode.Enter, () => onRunRef.current?.("live"));
+      editor.addCommand(monaco.KeyMod.CtrlCmd | monaco.KeyMod.Shift | monaco.KeyCode.Enter, () => onRunRef.current?.("sim"));
+    }
+    // Keyboard users get out: Esc moves on to what follows the editor (Ctrl+M, Monaco's own,
+    // makes Tab leave it instead of indenting).
+    editor.addCommand(monaco.KeyCode.Escape, () => {
+      const container = editor.getContainerDomNode();
+      if (!focusAfter(container)) (document.activeElement as HTMLElement | null)?.blur();
+    }, ESC_LEAVES);
     applyMarkers();
   };
 

@@ -3,6 +3,7 @@ import { useNavigate } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import type { RunMode } from "@/types/api";
 import { useCreateJob } from "../api/create-job";
+import { useRunShortcut } from "../hooks/use-run-shortcut";
 import { churnChoice, churnErrorText, runSize } from "../lib/churn-choice";
 import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
 import { NETWORKS } from "../lib/network-presets";
@@ -38,8 +39,9 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const createJob = useCreateJob();
   const navigate = useNavigate();
 
-  const submit = async (event: FormEvent) => {
-    event.preventDefault();
+  // `runMode`: the editor's shortcut chose Run live or Simulate.
+  const submit = async (event: FormEvent | null, runMode: RunMode = mode) => {
+    event?.preventDefault();
     const code = getCode();
     if (code === null) return;
     const chosen = networkChoice(network, customNet, loss, netFile, asymmetric);
@@ -47,7 +49,7 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       setFileError(chosen);
       return;
     }
-    const run = modeChoice(mode, seed, nodes);
+    const run = modeChoice(runMode, seed, nodes);
     setModeError(typeof run === "string" ? run : null);
     if (typeof run === "string") return;
     setPreparing(true);
@@ -55,7 +57,7 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
     setPreparing(false);
     createJob.mutate(
       { code, filename, ...runSize(nodes, duration, scenarioId !== ""), network: chosen,
-        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(mode)), ...run },
+        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(runMode)), ...run },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
   };
@@ -79,6 +81,7 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   };
 
   const busy = preparing || createJob.isPending;
+  useRunShortcut((m) => { if (!busy) { setMode(m); void submit(null, m); } });
   const churnError = createJob.isError ? churnErrorText(createJob.error) : null;
   return (
     <form className="run-bar" onSubmit={submit} aria-label="Run the code">

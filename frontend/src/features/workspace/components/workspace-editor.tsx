@@ -2,11 +2,13 @@ import { useMemo, useState } from "react";
 import { CodeEditor, type EditorMarker } from "@/components/code-editor/code-editor";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
+import { requestRun } from "@/lib/run-shortcut";
 import type { Job } from "@/types/api";
 import { useLuaDiagnostics } from "../hooks/use-lua-diagnostics";
 import type { WorkspaceFileState } from "../hooks/use-workspace-file";
 import { errorMarkerFor } from "../lib/error-marker";
 import { EditorErrorBanner } from "./editor-error-banner";
+import { EditorShortcuts } from "./editor-shortcuts";
 import { SaveStatus } from "./save-status";
 
 interface WorkspaceEditorProps {
@@ -47,10 +49,12 @@ export function WorkspaceEditor({ file, errorJob, explicitJob }: WorkspaceEditor
       <div className="editor-toolbar">
         <span className="filename">{file.filename}</span>
         <SaveStatus state={file.saveState} error={file.saveError} onSave={saveNow} />
+        <EditorShortcuts />
       </div>
       {marker && <EditorErrorBanner marker={marker} />}
       <div className="editor" data-testid="editor">
-        <CodeEditor value={code} onChange={onChange} onSave={saveNow} markers={markers} path={file.filename} />
+        <CodeEditor value={code} onChange={onChange} onSave={saveNow} onRun={requestRun} markers={markers}
+          path={file.filename} />
       </div>
     </section>
   );
