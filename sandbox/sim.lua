@@ -37,6 +37,9 @@ local lfs = require "lfs"
 local world = require "splaylab.sim.world"
 local kernel_lib = require "splaylab.sim.kernel"
 local output_limits = require "splaylab.sim.output_limits"
+-- Runtime modules without state, loaded once for every node: the JIT's traces through them then
+-- serve every node, instead of one set of side traces per node's copy (apps never see them).
+local SHARED = { ["splaylab.benc_copy"] = require "splaylab.benc_copy" }
 local real_socket = require "socket"
 
 local format, floor = string.format, math.floor
@@ -168,7 +171,7 @@ end
 
 local function start_node(node)
   local k = node.k
-  local w = world.new(nil, seed, { os = virtual_os() })
+  local w = world.new(SHARED, seed, { os = virtual_os() })
   local platform = w.require("splaylab.platform")
   if transport == "fast" then node.platform.sim_net, node.platform.sim_owner = kernel.net, node end
   platform.install(node.platform)

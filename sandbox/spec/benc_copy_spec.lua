@@ -96,7 +96,7 @@ local function generator(seed)
 end
 
 local function outcome(f, v)
-  local r = { pcall(f, v) }
+  local r = { pcall(f, v, benc.settings.max_depth) }
   return r[1], r[2], r[3]
 end
 
@@ -147,6 +147,17 @@ describe("splaylab.benc_copy", function()
     local ok, err = pcall(copy, cyc)
     assert.is_false(ok)
     assert.equal("benc: cannot encode a table with cycles", err)
+  end)
+
+  it("nests as deep as the node's benc.settings.max_depth says", function()
+    local saved = benc.settings.max_depth
+    finally(function() benc.settings.max_depth = saved end)
+    local v = { { { { { { 1 } } } } } }
+    benc.settings.max_depth = 4
+    assert.is_false(check(v, "depth 4"))
+    benc.settings.max_depth = 5
+    assert.is_true(check(v, "depth 5"))
+    assert.has_error(function() copy(v, 4) end, "benc: table nested too deeply")
   end)
 
   it("agrees with the codec on 3,000 generated values", function()

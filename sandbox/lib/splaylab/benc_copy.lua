@@ -3,32 +3,35 @@ splaylab.benc_copy - decode(encode(v)) of splaylab.benc without the bytes: the s
 message fast path (splaylab.rpc_fast) hands the peer this copy and charges the network model
 its encoded size.
 
-  copy(v) -> decode(encode(v)), #encode(v)   raises what encode(v) raises
-  digits(n) -> #format("%d", n)              for an integer 0 <= n < 2^53
+  copy(v [, max_depth]) -> decode(encode(v)), #encode(v)   raises what encode(v) raises
+                                            (max_depth: the node's benc.settings.max_depth, 100)
+  digits(n) -> #format("%d", n)             for an integer 0 <= n < 2^53
 
 The same walk as benc's encoder, in the same pairs order (so the copy's tables are built by
 the same insertions as the decoder's), with the same errors (functions, userdata, threads,
-cycles, nesting deeper than benc.settings.max_depth). What the round trip changes the copy
-changes too: -0 becomes 0, NaN the decoder's NaN, a table reached twice (shared, not cyclic)
-two tables, nil values (holes) vanish, metatables are dropped. spec/benc_copy_spec.lua checks
-it against the codec on generated values. Runtime side only: apps see splay.benc unchanged.
+cycles, nesting deeper than max_depth). What the round trip changes the copy changes too: -0
+becomes 0, NaN the decoder's NaN, a table reached twice (shared, not cyclic) two tables, nil
+values (holes) vanish, metatables are dropped. spec/benc_copy_spec.lua checks it against the
+codec on generated values. Runtime side only: apps see splay.benc unchanged.
+No state and no require: the simulator loads it once for every node (sim.lua), so the JIT's
+traces through it serve them all instead of one set per node's copy of the module.
 ]]
-local benc = require "splaylab.benc"
-
 local M = { _NAME = "splaylab.benc_copy", _VERSION = "0.1" }
 
 local type, pairs, error, floor, format = type, pairs, error, math.floor, string.format
 local huge = math.huge
 local NAN = 0 / 0   -- what the decoder reads for "rnan;"
 
-local function digits(n)
-  local d, p = 1, 10
+local function digits(n)   -- compares only: no loop for the JIT to trace per call site
+  if n < 10 then return 1 elseif n < 100 then return 2 elseif n < 1000 then return 3
+  elseif n < 10000 then return 4 elseif n < 100000 then return 5 elseif n < 1000000 then return 6 end
+  local d, p = 7, 10000000
   while n >= p do d, p = d + 1, p * 10 end
   return d
 end
 M.digits = digits
 
-local function cp(v, depth, seen)
+local function cp(v, depth, seen, max_depth)
   local t = type(v)
   if t == "string" then
     local n = #v
@@ -45,13 +48,13 @@ local function cp(v, depth, seen)
   elseif t == "boolean" or t == "nil" then
     return v, 1
   elseif t == "table" then
-    if depth > benc.settings.max_depth then error("benc: table nested too deeply", 0) end
+    if depth > max_depth then error("benc: table nested too deeply", 0) end
     if seen[v] then error("benc: cannot encode a table with cycles", 0) end
     seen[v] = true
     local out, size = {}, 2                           -- "d" ... "e"
     for k, x in pairs(v) do
-      local ck, ks = cp(k, depth + 1, seen)
-      local cx, xs = cp(x, depth + 1, seen)
+      local ck, ks = cp(k, depth + 1, seen, max_depth)
+      local cx, xs = cp(x, depth + 1, seen, max_depth)
       out[ck] = cx
       size = size + ks + xs
     end
@@ -61,8 +64,8 @@ local function cp(v, depth, seen)
   error("benc: cannot encode a " .. t, 0)
 end
 
-function M.copy(v)
-  return cp(v, 0, {})
+function M.copy(v, max_depth)
+  return cp(v, 0, {}, max_depth or 100)
 end
 
 return M

@@ -137,7 +137,7 @@ local function encode_reply(reply)
 end
 
 local function copy_reply(reply)
-  local ok, r, size = pcall(copy, reply)
+  local ok, r, size = pcall(copy, reply, benc.settings.max_depth)
   if not ok then r, size = copy({ ok = false, err = "rpc: cannot encode the results: " .. tostring(r) }) end
   return r, size
 end
@@ -205,7 +205,7 @@ function M.acall(...)
   local key = ip .. ":" .. port
   local req = envelope({ call = call, n = maxn(call) })
   local is_fast = conn.takes_fast_path(ip, port, key)
-  local ok, msg, size = pcall(is_fast and copy or benc.encode, req)
+  local ok, msg, size = pcall(is_fast and copy or benc.encode, req, benc.settings.max_depth)
   if not ok then return false, "rpc: cannot encode the arguments: " .. tostring(msg) end
   size = size or #msg
   local t0 = platform.now()

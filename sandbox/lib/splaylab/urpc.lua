@@ -40,7 +40,7 @@ end
 local function copy_reply(id)
   return function(reply)
     reply.id = id
-    local ok, r, size = pcall(copy, reply)
+    local ok, r, size = pcall(copy, reply, benc.settings.max_depth)
     if not ok then r, size = copy({ id = id, ok = false, err = "urpc: cannot encode the results" }) end
     return r, size
   end
@@ -149,7 +149,7 @@ function M.acall(a, b, c, d)
   -- the fast path unless an app's own socket is bound there
   local is_fast = net ~= nil and net:server_of("udp", ip, port) ~= false
   local req = rpc.envelope({ id = id, call = call, n = maxn(call) })
-  local ok, msg, size = pcall(is_fast and copy or benc.encode, req)
+  local ok, msg, size = pcall(is_fast and copy or benc.encode, req, benc.settings.max_depth)
   if not ok then return false, "urpc: cannot encode the arguments: " .. tostring(msg) end
   size = size or #msg
   if size > M.settings.max_datagram then return false, "urpc: request larger than one datagram" end
