@@ -14,7 +14,11 @@ SPLAY's other helpers, as SPLAY's misc has them: misc.to_int(bytes) and misc.to_
 misc.isize(t), misc.table_keyset(t), misc.table_concat(t1, t2), misc.equals(a, b) (= equal),
 misc.dec_to_base(n, b), misc.base_to_dec(s, b), misc.convert_base(s, b1, b2),
 misc.stringify(v), misc.assert_object(o), misc.assert_function(f), misc.throw(name, v),
-misc.try(f, handlers), misc.random_peek_one (scribe.lua's name of random_pick_one).
+misc.try(f, handlers), misc.random_peek_one (scribe.lua's name of random_pick_one), misc.ctime()
+(= time), misc.to_dec_string(n) (digits without an exponent), misc.bitcalc(bytes) (the size in
+bits, kilobytes, megabits, ...), misc.set() (a list without duplicates: set:insert/remove,
+and FIFOs by key: set:push(key, x), set:pop(key)).
+Not given: SPLAY's misc.call and misc.run (they compile text in the runtime's globals).
 Randomness comes from math.random, seeded per node by node.lua / splay.base.
 ]]
 local platform = require "splaylab.platform"
@@ -27,6 +31,7 @@ local assert, error, pcall, setmetatable = assert, error, pcall, setmetatable
 local find, sub, format = string.find, string.sub, string.format
 
 function M.time() return platform.now() end
+M.ctime = M.time
 
 function M.between_c(i, a, b, incl_a, incl_b)
   if incl_a and i == a then return true end
@@ -240,6 +245,65 @@ end
 function M.to_string(v, depth)
   if type(v) == "number" then return int_bytes(v, depth) end
   return pretty(v, depth or 0)
+end
+
+-- SPLAY's to_dec_string: a number's integer digits without an exponent ("1e+20" -> 1 and 20 zeros)
+function M.to_dec_string(n)
+  local s = format("%.0f", tonumber(n))
+  if not find(s, "e", 1, true) then return s end
+  local sign, digits, frac, exp = s:match("^(-?)(%d)%.?(%d*)e%+?(%-?%d+)$")
+  exp = tonumber(exp)
+  if exp < 0 then return "0" end
+  local m = digits .. frac
+  return sign .. m .. string.rep("0", exp - #frac)
+end
+
+-- SPLAY's bitcalc: a size in bytes in other units (1 kilobyte = 1024 bytes)
+function M.bitcalc(bytes)
+  local kb = bytes / 1024
+  local mb = kb / 1024
+  local gb = mb / 1024
+  return { bytes = bytes, bits = bytes * 8, kilobytes = kb, kilobits = bytes / 128, megabytes = mb,
+    megabits = kb / 128, gigabytes = gb, gigabits = mb / 128, terabytes = gb / 1024,
+    petabytes = gb / 1024 / 1024 }
+end
+
+-- SPLAY's set (from Copas): a list without duplicates, and FIFOs by key
+local SET = {}
+function SET.insert(set, value)
+  local reverse = getmetatable(set).reverse
+  if not reverse[value] then
+    set[#set + 1] = value
+    reverse[value] = #set
+  end
+end
+function SET.remove(set, value)
+  local reverse = getmetatable(set).reverse
+  local index = reverse[value]
+  if not index then return end
+  reverse[value] = nil
+  local top = set[#set]
+  set[#set] = nil
+  if top ~= value then
+    reverse[top] = index
+    set[index] = top
+  end
+end
+function SET.push(set, key, item)
+  local q = getmetatable(set).q
+  q[key] = q[key] or {}
+  q[key][#q[key] + 1] = item
+end
+function SET.pop(set, key)
+  local q = getmetatable(set).q
+  local list = q[key]
+  if not list then return nil end
+  local item = table.remove(list, 1)
+  if list[1] == nil then q[key] = nil end
+  return item
+end
+function M.set()
+  return setmetatable({}, { __index = SET, reverse = {}, q = {} })
 end
 
 return M
