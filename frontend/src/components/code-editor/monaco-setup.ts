@@ -1,6 +1,6 @@
 // Bundled Monaco: nothing loads from a CDN (class labs have no internet).
 // Only the core editor API, the contributions we use, the Lua, Markdown and YAML grammars (the
-// assignment editor) and our churn grammar are imported.
+// assignment editor), our churn grammar and SPLAY's completion, hover and signature help are imported.
 import "./monaco-environment";
 import { loader } from "@monaco-editor/react";
 import * as monaco from "monaco-editor/editor/editor.api";
@@ -20,8 +20,11 @@ import "monaco-editor/features/hover/register";
 import "monaco-editor/features/indentation/register";
 import "monaco-editor/features/linesOperations/register";
 import "monaco-editor/features/multicursor/register";
+import "monaco-editor/features/parameterHints/register";
 import "monaco-editor/features/snippet/register";
 import "monaco-editor/features/suggest/register";
+// The suggest widget itself: features/suggest/register brings only its inline part (Monaco 0.57).
+import "monaco-editor/editor/contrib/suggest/browser/suggestController";
 import "monaco-editor/features/toggleTabFocusMode/register";
 import "monaco-editor/features/wordHighlighter/register";
 import "monaco-editor/features/wordOperations/register";
@@ -29,8 +32,10 @@ import "monaco-editor/languages/definitions/lua/register";
 import "monaco-editor/languages/definitions/markdown/register";
 import "monaco-editor/languages/definitions/yaml/register";
 import { registerChurnLanguage } from "./churn-language";
+import { registerSplayLua } from "./splay-lua";
 
 registerChurnLanguage(monaco);
+registerSplayLua(monaco);
 loader.config({ monaco });
 // window.monaco for browser tests. MonacoEnvironment.globalAPI sets it only when editor.api runs
 // after monaco-environment.ts, an order the bundler's chunks do not promise (Vite's bundler put
