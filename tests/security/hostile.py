@@ -21,6 +21,7 @@ import functools
 import inspect
 import os
 import shutil
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,12 +34,16 @@ from splayd.isolation import Isolation
 from splayd.jobs import JobManager
 from splayd.outbox import Outbox
 
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "sandbox") not in sys.path:
+    sys.path.append(str(REPO / "sandbox"))
+from node_address import node_ip  # noqa: E402  (sandbox/node_address.py: the controller's rule)
+
 LUAJIT = shutil.which("luajit") or "luajit"
 BWRAP = shutil.which("bwrap")
 MB = 1024 * 1024
 BACKENDS = ("bwrap", "rlimits", "docker")
 ISOLATED = ("bwrap", "docker")  # the backends that hide the host (for the escaped programs)
-REPO = Path(__file__).resolve().parents[2]
 DOCKER_DAEMON = f"sec-docker-{os.getpid()}"  # this run's containers (removed at the end)
 
 # Prelude of escaped programs: `out(...)` writes a print record like the runtime does.
@@ -133,7 +138,7 @@ class HostDaemon:
         ports = reply["ports"]
         listing = {"type": "list", "job": job, "code": (ESCAPED_PRELUDE + code) if escaped else code,
                    "filename": "app.lua", "instances": [{"node": k + 1, "port": p} for k, p in enumerate(ports)],
-                   "nodes": [{"ip": "127.0.0.1", "port": p} for p in ports],
+                   "nodes": [{"ip": node_ip("127.0.0.1", p), "port": p} for p in ports],  # as the controller
                    "list_type": list_type, "list_size": list_size, "limits": limits or {}}
         assert (await m.handle(listing))["ok"]
         if escaped:

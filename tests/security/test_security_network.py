@@ -104,13 +104,24 @@ def outcome(out) -> tuple[str, str, int | None]:
 CONNECT = 'require "splay.base"\nprint(socket.connect("127.0.0.1", {port}))\n'
 
 
+# A node has a loopback address of its own (sandbox/node_address.py); the host's services listen
+# on 127.0.0.1 or on every address, so each is tried on 127.0.0.1, on the node's own address,
+# on another node-style address and on systemd-resolved's 127.0.0.53.
+ON_EVERY_LOOPBACK = ('require "splay.base"\nprint(job.me.ip)\n'
+                     'for _, ip in ipairs {{"127.0.0.1", job.me.ip, "127.1.0.1", "127.0.0.53"}} do '
+                     'print(socket.connect(ip, {port})) end\n')
+
+
 @pytest.mark.parametrize("service", ["postgres-default", "postgres-test", "redis-test"])
-async def test_host_services_are_unreachable(daemon: HostDaemon, service: str) -> None:
+async def test_host_services_are_unreachable_on_any_loopback_address(daemon: HostDaemon, service: str) -> None:
     port = {"postgres-default": lambda: 5432, "postgres-test": lambda: url_port("DATABASE_URL"),
             "redis-test": lambda: url_port("REDIS_URL")}[service]()
-    out = await daemon.run_one(CONNECT.format(port=port))
+    out = await daemon.run_one(ON_EVERY_LOOPBACK.format(port=port))
     assert outcome(out) == OK
-    assert out.lines == denial("connect", f"127.0.0.1:{port}")
+    me = out.lines[0][1]
+    assert me.startswith("127.1.") and me != "127.1.0.1"
+    assert out.lines[1:] == [line for ip in ("127.0.0.1", me, "127.1.0.1", "127.0.0.53")
+                             for line in denial("connect", f"{ip}:{port}")]
 
 
 @pytest.mark.parametrize("backend", ISOLATED)
@@ -136,29 +147,36 @@ async def test_the_controller_is_unreachable_by_socket_and_by_rpc(tmp_path: Path
 
 
 async def test_another_jobs_instance_is_unreachable(daemon: HostDaemon) -> None:
+    # "127.0.0.1" is the victim's own address (a node's local host), where its peers reach it
     victim = ('require "splay.base"\nlocal s = assert(socket.bind("127.0.0.1", job.me.port))\n'
-              's:settimeout(2.5)\nprint("listening")\nprint(s:accept())\n')
+              's:settimeout(2.5)\nprint("listening", (s:getsockname()))\nprint(s:accept())\n')
     seen: dict[str, object] = {}
 
     async def attack(d: HostDaemon) -> None:
         while not d.manager.jobs[1].instances:
             await asyncio.sleep(0.05)
         port = d.manager.jobs[1].instances[1].port
-        seen["port"] = port
-        code = (CONNECT.format(port=port) + 'local rpc = require "splay.rpc"\n'
-                f'print(rpc.call({{ip = "127.0.0.1", port = {port}}}, {{"print", "pwned"}}, 1))\n'
-                f'local u = socket.udp()\nprint(u:sendto("x", "127.0.0.1", {port}))\n')
+        ip = d.manager.jobs[1].nodes[0]["ip"]
+        seen["port"], seen["ip"] = port, ip
+        code = ('require "splay.base"\nlocal rpc = require "splay.rpc"\n'
+                f'for _, ip in ipairs {{"127.0.0.1", "{ip}"}} do\n'
+                f'  print(socket.connect(ip, {port}))\n'
+                f'  print(rpc.call({{ip = ip, port = {port}}}, {{"print", "pwned"}}, 1))\n'
+                f'  print(socket.udp():sendto("x", ip, {port}))\n'
+                'end\n')
         seen["out"] = await d.run_one(code, job=2)
 
     victim_out = await daemon.run_one(victim, job=1, during=attack)
-    port, out = seen["port"], seen["out"]
-    msg = f"connect to 127.0.0.1:{port} {DENIED}"
+    port, ip, out = seen["port"], seen["ip"], seen["out"]
     assert outcome(out) == OK
-    assert out.lines == [("warning", f"[splay.socket] {msg}"), ("print", f"nil\t{msg}"),
-                         ("print", f"nil\trpc to 127.0.0.1:{port} failed: {msg}"),
-                         ("print", f"nil\tsend to 127.0.0.1:{port} {DENIED}")]
+    expected = []
+    for dest in (f"127.0.0.1:{port}", f"{ip}:{port}"):
+        msg = f"connect to {dest} {DENIED}"
+        expected += [("warning", f"[splay.socket] {msg}"), ("print", f"nil\t{msg}"),
+                     ("print", f"nil\trpc to {dest} failed: {msg}"), ("print", f"nil\tsend to {dest} {DENIED}")]
+    assert out.lines == expected
     assert outcome(victim_out) == OK
-    assert victim_out.lines == [("print", "listening"), ("print", "nil\ttimeout")]
+    assert victim_out.lines == [("print", f"listening\t{ip}"), ("print", "nil\ttimeout")]
 
 
 # ---- off-host addresses ------------------------------------------------------------------

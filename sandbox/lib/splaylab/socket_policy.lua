@@ -184,6 +184,10 @@ function M.check_dest(host, port, verb)
   local key = ip .. ":" .. tostring(tonumber(port))
   local s = M.settings
   if s.peers[key] or s.allow[key] or s.allow[ip .. ":*"] then return ip end
+  -- a node on a loopback address of its own: its local host (127.0.0.1, localhost) is that
+  -- address, where its own servers listen (bind_host); a message still names the host given
+  local own = s.own_ip
+  if own and LOCAL_HOST[tostring(host)] and s.peers[own .. ":" .. tostring(tonumber(port))] then return own end
   local msg = format("%s to %s denied: not a node of this job", verb, key)
   warn_once("deny " .. key, msg)
   return nil, msg

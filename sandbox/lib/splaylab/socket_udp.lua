@@ -51,8 +51,9 @@ function M.build(ctx)
     if not raw then return nil, "closed" end
     if not may_bind(port) then return bind_denied(port) end
     local ok, err = raw:setsockname(policy.bind_host(host), port)
-    if ok then self.bound = true end
-    return ok, err
+    if not ok then return nil, err end
+    self.bound = true
+    return ok
   end
 
   -- A node on a loopback address of its own sends to loopback peers from it (else the kernel
