@@ -140,10 +140,10 @@ function peer_send(s)
 	send_unchoke(s)
 	send_interested(s)
 	while peers[s] do
-		while not p.have:empty() do send_have(s, p.have:remove()) end
+		while not p.have.empty() do send_have(s, p.have.get()) end
 		if not p.i_choked and p.interested then
-			while not p.requests:empty() do
-				local r = p.requests:remove()
+			while not p.requests.empty() do
+				local r = p.requests.get()
 				local f = assert(io.open("block_"..r.index, "r"))
 				local data = assert(f:read("*a"))
 				f:close()
@@ -185,7 +185,7 @@ function peer_receive(s)
 				peers[s].bitfield = bits.ascii_to_bits(s:receive(len - 1), nb_blocks)
 			elseif mn == 6 then
 				local index, begin, length = s:recv_int() + 1, s:recv_int() + 1, s:recv_int()
-				peers[s].requests:insert({index = index, begin = begin, length = length})
+				peers[s].requests.insert({index = index, begin = begin, length = length})
 			elseif mn == 7 then
 				local index = s:recv_int() + 1
 				s:recv_int()
@@ -200,7 +200,7 @@ function peer_receive(s)
 						local f = assert(io.open("block_"..index, "w"))
 						assert(f:write(piece))
 						f:close()
-						for _, p in pairs(peers) do p.have:insert(index) end
+						for _, p in pairs(peers) do p.have.insert(index) end
 						if count_blocks() == nb_blocks then
 							log:print("complete blocks="..nb_blocks.." received="..stats.received)
 						end
