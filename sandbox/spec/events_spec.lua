@@ -28,6 +28,41 @@ describe("splaylab.events", function()
     assert.is_true(elapsed >= 0.06 and elapsed < 0.5)
   end)
 
+  it("periodic waits a period before the first call, as SPLAY's does", function()
+    local calls = {}
+    events.run(function()
+      local t0 = socket.gettime()
+      events.periodic(0.05, function() calls[#calls + 1] = socket.gettime() - t0 end)
+      events.sleep(0.03)
+      assert.same({}, calls)
+      events.sleep(0.045)
+      events.exit()
+    end)
+    assert.equal(1, #calls)
+    assert.is_true(calls[1] >= 0.05, "first call at " .. tostring(calls[1]))
+  end)
+
+  it("periodic runs each call in a thread of its own and skips ticks while it still runs", function()
+    local started, inside, most, periodic_thread, call_threads = 0, 0, 0, nil, {}
+    events.run(function()
+      periodic_thread = events.periodic(0.01, function()
+        started, inside = started + 1, inside + 1
+        most = math.max(most, inside)
+        call_threads[coroutine.running()] = true
+        events.sleep(0.035)   -- spans three ticks or more: they are skipped, not queued
+        inside = inside - 1
+      end)
+      events.sleep(0.125)
+      events.exit()
+    end)
+    assert.equal(1, most)                        -- never two calls at once
+    assert.is_true(started >= 2 and started <= 4, "started = " .. started)   -- ~12 ticks
+    assert.is_nil(call_threads[periodic_thread])
+    local n = 0
+    for _ in pairs(call_threads) do n = n + 1 end
+    assert.equal(started, n)                     -- a new thread for each call
+  end)
+
   it("accepts periodic(t, f) and periodic(f, t)", function()
     local a, b = 0, 0
     events.run(function()

@@ -4,7 +4,9 @@ socket readiness, on the platform layer (splaylab.platform: now, sleep, select).
 
 API given to student code (SPLAY's events):
   events.thread(f | {f1, f2, ...}) -> th         start a thread (runs when the loop runs)
-  events.periodic(t, f) or (f, t) -> th          call f now, then every t seconds
+  events.periodic(t, f) or (f, t) -> th          every t seconds (the first after t), f in a
+                                                 thread of its own; a tick is skipped while the
+                                                 previous call still runs (SPLAY's semantics)
   events.sleep(t), events.yield()
   events.fire(name, ...)                         wake every thread waiting on name
   events.wait(name [, timeout]) -> true, ... | false   (false on timeout)
@@ -167,14 +169,17 @@ function M.periodic(a, b)
   if not period or period < 0 or type(f) ~= "function" then
     error("events.periodic: expected (seconds, function) or (function, seconds)", 2)
   end
+  -- As SPLAY's events.periodic: wait a period first, start each call as a thread of its own,
+  -- skip a tick while the previous call runs (SPLAY's own apps rely on the first wait: its
+  -- cyclon.lua's first shuffle comes one period after it sets the periodic).
   return M.thread(function()
-    local next_at = platform.now()
+    local next_at, call = platform.now(), nil
     while true do
-      f()
       next_at = next_at + period
       local now = platform.now()
       if next_at < now then next_at = now end
       M.sleep(next_at - now)
+      if not call or M.dead(call) then call = M.thread(f) end
     end
   end)
 end
