@@ -10,6 +10,7 @@ import { JobRoute } from "./routes/job";
 import { JobsRoute } from "./routes/jobs";
 import { LoginRoute } from "./routes/login";
 import { NotFoundRoute } from "./routes/not-found";
+import { ReferenceRoute } from "./routes/reference";
 import { ScenariosRoute } from "./routes/scenarios";
 import { SubmissionRoute } from "./routes/submission";
 import { TokenRoute } from "./routes/token";
@@ -33,6 +34,7 @@ export const router = createBrowserRouter([
       { path: "submissions/:id", element: <SubmissionRoute /> },
       { path: "daemons", element: <DaemonsRoute /> },
       { path: "token", element: <TokenRoute /> },
+      { path: "reference", element: <ReferenceRoute /> },
       { path: "*", element: <NotFoundRoute /> },
     ],
   },

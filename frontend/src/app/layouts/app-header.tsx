@@ -29,6 +29,7 @@ export function AppHeader({ user }: { user: User }) {
         </NavLink>
         <NavLink to="/jobs">Jobs</NavLink>
         <NavLink to="/scenarios">Scenarios</NavLink>
+        <NavLink to="/reference">SPLAY API</NavLink>
         <NavLink
           to="/courses"
           className={({ isActive }) => ((isActive && !inGradebook) || pathname.startsWith("/submissions/") ? "active" : "")}
