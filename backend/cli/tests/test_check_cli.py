@@ -48,3 +48,14 @@ def test_clean_file_exits_0_and_missing_file_2(tmp_path: Path, capsys: pytest.Ca
     assert capsys.readouterr().out.strip().endswith("OK")
     assert check.main([str(tmp_path / "nope.lua")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_lua51_escapes_are_read_as_the_runtime_reads_them_and_the_rest_is_linted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # SPLAY's bt.lua style: "\d" and "\." are Lua 5.1 escapes LuaJIT refuses and the runtime accepts
+    # (sandbox/lib/splaylab/lua51.lua); luacheck's E011 for them is not the answer, the lint after is
+    path = write(tmp_path, 'local p = "^(\\d+)\\.(%d+)$"\nlocal q = "é \\q"\nprint(p, q, undefined_x)\n')
+    assert check.main([str(path), "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["syntax_error"] is None
+    assert [(w["line"], w["column"], w["code"]) for w in result["warnings"]] == [(3, 13, "W113")]
