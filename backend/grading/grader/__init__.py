@@ -101,8 +101,9 @@ def _custom(assignment: Assignment, name: str) -> Callable[..., library.Outcome]
 
 
 def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir: Path | None = DEFAULT_CACHE,
-          on_run: Callable[[str, str], None] | None = None) -> Report:
-    """Grade source (the student's app.lua). live=True turns every run into a live run.
+          on_run: Callable[[str, str], None] | None = None, transport: str | None = None) -> Report:
+    """Grade source (the student's app.lua). live=True turns every run into a live run; transport
+    ("fast", "sockets") sets how simulated runs carry rpc/urpc messages (default: the spec's, fast).
     on_run(who, run_name) is told before each run ("submission" or "reference")."""
     sha = hashlib.sha256(source.encode("utf-8")).hexdigest()
     error = syntax_error(source)
@@ -110,7 +111,8 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
         return Report(assignment.slug, sha, compile_error=error, checks=[
             CheckResult(c, library.Outcome(0, f"not run: the submission does not compile ({error})"))
             for c in assignment.checks])
-    runs = {r.name: (replace(r, mode="live") if live else r) for r in assignment.runs}
+    runs = {r.name: (replace(r, mode="live") if live else replace(r, transport=transport) if transport else r)
+            for r in assignment.runs}
     used = {c.run for c in assignment.checks}
     with_reference = {c.run for c in assignment.checks
                       if c.check.startswith("custom:") or library.LIBRARY[c.check].needs_reference}

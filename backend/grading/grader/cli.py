@@ -1,4 +1,5 @@
-"""./splaylab grade assignments/NAME SUBMISSION.lua [--json] [--live] (docs/grading.md)."""
+"""./splaylab grade assignments/NAME SUBMISSION.lua [--json] [--live] [--sim-transport fast|sockets]
+(docs/grading.md)."""
 from __future__ import annotations
 
 import argparse
@@ -18,6 +19,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("submission", type=Path, help="the student's app.lua")
     p.add_argument("--json", action="store_true", help="print the report as one JSON object")
     p.add_argument("--live", action="store_true", help="run every run live instead of simulated")
+    p.add_argument("--sim-transport", choices=("fast", "sockets"), default=None,
+                   help="simulated runs' rpc/urpc messages: fast (copies, the default) or sockets (encoded, "
+                        "as live); docs/simulation.md")
     p.add_argument("--no-cache", action="store_true", help="run the reference again instead of reading "
                    f"its cached records ({DEFAULT_CACHE})")
     return p
@@ -42,7 +46,7 @@ def main(argv: list[str]) -> int:
             print(f"  running the {who} on {run!r}...", file=sys.stderr, flush=True)
 
     report = grade(assignment, source, live=args.live, cache_dir=None if args.no_cache else DEFAULT_CACHE,
-                   on_run=on_run)
+                   on_run=on_run, transport=args.sim_transport)
     d = report.to_dict()
     d["wall_s"] = round(time.monotonic() - started, 1)
     if args.json:

@@ -142,7 +142,7 @@ def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, ti
             (folder / "harness.lua").write_text(harness, encoding="utf-8")
             argv += ["--harness", str(folder / "harness.lua")]
         if run.mode == "sim":
-            argv.append("--sim")      # (a simulation is always traced)
+            argv += ["--sim", "--sim-transport", run.transport]      # (a simulation is always traced)
         else:
             argv.append("--trace")
         if run.learn:

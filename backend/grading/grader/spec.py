@@ -37,10 +37,11 @@ class RunSpec:
     net: str | None
     churn: str | None    # a path relative to the folder (its text is in Assignment.files)
     learn: bool = False  # the trace names the peers received messages carry (peer-sampling checks)
+    transport: str = "fast"   # a simulation's rpc/urpc messages: "fast" or "sockets" (docs/simulation.md)
 
     def key(self) -> dict[str, Any]:
         return {"mode": self.mode, "nodes": self.nodes, "time": self.time, "seed": self.seed,
-                "net": self.net, "churn": self.churn, "learn": self.learn}
+                "net": self.net, "churn": self.churn, "learn": self.learn, "transport": self.transport}
 
 
 @dataclass(frozen=True)
