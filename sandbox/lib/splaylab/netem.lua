@@ -28,6 +28,10 @@ local bit = require "bit"
 
 local M = { _NAME = "splaylab.netem", active = false }
 
+-- How often a sender blocked by a partition looks again (splaylab.socket's connect,
+-- socket_netem's queues, the simulator's rpc fast path: one step, so both paths heal alike).
+M.PARTITION_POLL = 0.05
+
 local floor, max, min, sqrt, log, cos, pi = math.floor, math.max, math.min, math.sqrt, math.log, math.cos, math.pi
 local type, tonumber, tostring, ipairs = type, tonumber, tostring, ipairs
 local bxor, lshift, rshift, tobit = bit.bxor, bit.lshift, bit.rshift, bit.tobit

@@ -47,7 +47,7 @@ local M = { _NAME = "splaylab.rpc_fast", _VERSION = "0.1" }
 local tonumber = tonumber
 local digits = benc_copy.digits
 local random = math.random   -- the node's own generator, as splaylab.socket_udp draws it
-local PARTITION_POLL = 0.05  -- socket_netem's and splaylab.socket's step while partitioned
+local PARTITION_POLL = netem.PARTITION_POLL
 
 local function frame_size(n) return n + digits(n) + 1 end
 M.frame_size = frame_size

@@ -168,7 +168,7 @@ function tcp_connect(self, host, port)
     -- timeout); the handshake costs a round trip
     while netem.partitioned(peer) do
       if deadline and platform.now() >= deadline then return nil, "timeout" end
-      events.sleep(0.05)
+      events.sleep(netem.PARTITION_POLL)
       if not RAW[self] then return nil, "closed" end
     end
   end

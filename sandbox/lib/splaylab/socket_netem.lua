@@ -105,7 +105,7 @@ local function flush(self, raw)
     if not due(item[1]) then
       sleep_until(item[1])
     elseif netem.partitioned(self.peer) then
-      events.sleep(0.05)
+      events.sleep(netem.PARTITION_POLL)
     else
       local last, e, partial = raw:send(item[2], item[3] or 1)
       if last then
