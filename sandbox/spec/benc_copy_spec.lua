@@ -173,3 +173,26 @@ describe("splaylab.benc_copy", function()
     assert.is_true(encoded > 2000 and refused > 50, encoded .. " encoded, " .. refused .. " refused")
   end)
 end)
+
+describe("splaylab.benc_copy between simulated nodes", function()
+  -- a receiver that writes into what it got must not reach the sender's tables (on the socket
+  -- path it could not: it held decoded bytes), nor a metatable the sender set
+  it("shares no table with the original, at any depth", function()
+    local inner = { secret = "s" }
+    local v = { a = inner, list = { inner, { 1, 2 } }, n = 3 }
+    setmetatable(inner, { __index = function() return "leak" end })
+    local c = copy(v)
+    local seen = {}
+    local function walk(t) seen[t] = true; for _, x in pairs(t) do if type(x) == "table" then walk(x) end end end
+    walk(v)
+    local function check(t)
+      assert.is_nil(seen[t])
+      assert.is_nil(getmetatable(t))
+      for _, x in pairs(t) do if type(x) == "table" then check(x) end end
+    end
+    check(c)
+    c.a.secret = "changed"; c.list[2][1] = 99
+    assert.equal("s", inner.secret)
+    assert.equal(1, v.list[2][1])
+  end)
+end)
