@@ -185,12 +185,12 @@ describe("splaylab.benc_copy between simulated nodes", function()
     local seen = {}
     local function walk(t) seen[t] = true; for _, x in pairs(t) do if type(x) == "table" then walk(x) end end end
     walk(v)
-    local function check(t)
+    local function none_shared(t)
       assert.is_nil(seen[t])
       assert.is_nil(getmetatable(t))
-      for _, x in pairs(t) do if type(x) == "table" then check(x) end end
+      for _, x in pairs(t) do if type(x) == "table" then none_shared(x) end end
     end
-    check(c)
+    none_shared(c)
     c.a.secret = "changed"; c.list[2][1] = 99
     assert.equal("s", inner.secret)
     assert.equal(1, v.list[2][1])
