@@ -113,6 +113,25 @@ def test_epidemic_over_urpc_reaches_the_same_nodes_the_same_way_on_both_transpor
     assert canonical(runs["fast"]) == canonical(runs["sockets"])
 
 
+def test_the_fast_path_repeats_a_long_run_record_for_record(tmp_path: Path) -> None:
+    # The chord assignment's off-by-one variant on its King delays, 64 nodes for 240 s: a run
+    # long enough for the JIT to compile the copy walk (splaylab.benc_copy), which then, in about
+    # two runs of five, copied a ping's reply as an empty table. The same seed, the same run.
+    root = SANDBOX.parent / "assignments" / "chord"
+    args = ("--harness", str(root / "harness.lua"), "--nodes", "64", "--time", "240", "--seed", "391946251",
+            "--net", "king")
+    app = root / "variants" / "owner-off-by-one.lua"
+    seen = []
+    for i in range(6):
+        out = tmp_path / f"repeat-{i}.jsonl"
+        proc = subprocess.run([sys.executable, str(SANDBOX / "run_local.py"), str(app), "--sim", "--out", str(out),
+                               "--quiet", *args], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        seen.append(canonical([json.loads(line) for line in out.read_text().splitlines()]))
+    assert len(seen[0][1]) > 10_000
+    assert all(run == seen[0] for run in seen[1:])
+
+
 def test_the_transport_is_checked(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, str(SANDBOX / "run_local.py"), str(APPS / "chord.lua"),
                            "--sim-transport", "sockets"], capture_output=True, text=True, timeout=60)
