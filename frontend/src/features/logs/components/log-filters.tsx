@@ -1,13 +1,17 @@
 import { LOG_LEVELS, type LogLevel } from "@/types/api";
+import { MAX_SEARCH_LENGTH } from "../lib/log-search";
 import type { LogFilter } from "../lib/log-store";
 
 interface LogFiltersProps {
+  /** Node and level; the text is `search`'s (applied after typing pauses). */
   filter: LogFilter;
   nodeCount: number;
   onChange: (filter: LogFilter) => void;
+  search: string;
+  onSearch: (text: string) => void;
 }
 
-export function LogFilters({ filter, nodeCount, onChange }: LogFiltersProps) {
+export function LogFilters({ filter, nodeCount, onChange, search, onSearch }: LogFiltersProps) {
   const nodes = Array.from({ length: Math.max(0, nodeCount) }, (_, index) => index + 1);
   return (
     <div className="log-filters">
@@ -39,6 +43,16 @@ export function LogFilters({ filter, nodeCount, onChange }: LogFiltersProps) {
           </option>
         ))}
       </select>
+      <input
+        type="search"
+        className="log-search"
+        data-testid="log-search"
+        aria-label="Search the log (ignores case)"
+        placeholder="Search lines"
+        maxLength={MAX_SEARCH_LENGTH}
+        value={search}
+        onChange={(event) => onSearch(event.target.value)}
+      />
     </div>
   );
 }

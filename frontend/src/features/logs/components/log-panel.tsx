@@ -1,7 +1,9 @@
 import { useMemo, useRef, useState } from "react";
+import { useDebounced } from "../hooks/use-debounced";
 import { useFollowScroll } from "../hooks/use-follow-scroll";
 import { useLiveLogs } from "../hooks/use-live-logs";
-import { selectWindow, type LogFilter } from "../lib/log-store";
+import { isFiltered, NO_FILTER, selectWindow, type LogFilter, type LogKey } from "../lib/log-store";
+import { LogDownloads } from "./log-downloads";
 import { LogFilters } from "./log-filters";
 import { LogRow } from "./log-row";
 
@@ -10,6 +12,8 @@ import { LogRow } from "./log-row";
 export const DOM_ROW_LIMIT = 500;
 export const DOM_ROW_SLACK = 500;
 const OLDER_STEP = 1000;
+/** The search applies once typing pauses this long: each pass reads every line in memory. */
+const SEARCH_DEBOUNCE_MS = 150;
 
 const STATUS_LABEL = { connecting: "connecting…", open: "live", closed: "reconnecting…" } as const;
 
@@ -24,7 +28,10 @@ interface LogPanelProps {
 
 export function LogPanel({ jobId, nodeCount, finished, virtualOrigin = null }: LogPanelProps) {
   const { store, version, status, history, skipped } = useLiveLogs(jobId);
-  const [filter, setFilter] = useState<LogFilter>({ node: null, level: null });
+  const [picked, setPicked] = useState<LogFilter>(NO_FILTER);
+  const [search, setSearch] = useState("");
+  const text = useDebounced(search, SEARCH_DEBOUNCE_MS);
+  const filter = useMemo(() => ({ ...picked, text }), [picked, text]);
   const [limit, setLimit] = useState(DOM_ROW_LIMIT);
   const { ref, following, onScroll, jumpToBottom } = useFollowScroll<HTMLDivElement>(version);
 
@@ -32,10 +39,10 @@ export function LogPanel({ jobId, nodeCount, finished, virtualOrigin = null }: L
   // new lines when following (or when the filters change).
   const shownVersion = useRef(version);
   if (following) shownVersion.current = version;
-  const anchor = useRef(0);
+  const anchor = useRef<LogKey | null>(null);
   const view = useMemo(() => {
     const next = selectWindow(store.lines, filter, limit, DOM_ROW_SLACK, anchor.current);
-    anchor.current = next.anchorId;
+    anchor.current = next.anchor;
     return next;
   }, [store, shownVersion.current, filter, limit]);
   const hidden = view.total - view.rows.length;
@@ -51,11 +58,13 @@ export function LogPanel({ jobId, nodeCount, finished, virtualOrigin = null }: L
     <section className="log-panel card" data-testid="log-panel" aria-label="Logs">
       <div className="log-toolbar">
         <h2>Logs</h2>
-        <LogFilters filter={filter} nodeCount={Math.max(nodeCount, store.maxNode)} onChange={setFilter} />
-        <span className="log-count muted">
-          {view.total} line{view.total === 1 ? "" : "s"}
+        <LogFilters filter={picked} nodeCount={Math.max(nodeCount, store.maxNode)} onChange={setPicked}
+          search={search} onSearch={setSearch} />
+        <span className="log-count muted" data-testid="log-count">
+          {isFiltered(filter) ? `${view.total} of ${store.size}` : view.total} line{store.size === 1 ? "" : "s"}
           {store.added > store.size ? ` (last ${store.size} kept)` : ""}
         </span>
+        <LogDownloads jobId={jobId} />
         {skipped > 0 && (
           <span className="log-skipped muted" data-testid="log-skipped" title="The live view fell behind; these lines were fetched from the log instead">
             {skipped} line{skipped === 1 ? "" : "s"} skipped live
@@ -72,9 +81,11 @@ export function LogPanel({ jobId, nodeCount, finished, virtualOrigin = null }: L
           </button>
         )}
         {view.rows.map((line) => (
-          <LogRow key={line.id} line={line} virtualOrigin={virtualOrigin} />
+          <LogRow key={line.id} line={line} virtualOrigin={virtualOrigin} query={filter.text} />
         ))}
-        {view.total === 0 && history !== "loading" && <div className="log-empty muted">No log lines yet.</div>}
+        {view.total === 0 && history !== "loading" && (
+          <div className="log-empty muted">{store.size > 0 ? "No line matches." : "No log lines yet."}</div>
+        )}
       </div>
       {!following && (
         <button type="button" className="log-jump" onClick={jumpToLatest}>

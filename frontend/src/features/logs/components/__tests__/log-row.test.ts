@@ -20,3 +20,13 @@ describe("LogRow's time", () => {
     expect(stamp(html)).toMatch(/^\d{2}:\d{2}:\d{2}\.000$/);
   });
 });
+
+describe("LogRow's search marks", () => {
+  it("marks each match of the search in the text, whatever its case", () => {
+    const row: LogLine = { id: 1, node: 2, seq: 1, t: 0, level: "print", text: "Lookup <k> then lookup" };
+    const html = renderToStaticMarkup(createElement(LogRow, { line: row, query: "LOOKUP" }));
+    expect(/<span class="log-text">(.*?)<\/span>/.exec(html)?.[1]).toBe(
+      '<mark data-testid="log-match">Lookup</mark> &lt;k&gt; then <mark data-testid="log-match">lookup</mark>',
+    );
+  });
+});
