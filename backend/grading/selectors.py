@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Count, QuerySet
 from django.http import Http404
 from django.utils import timezone
+from rest_framework.exceptions import ValidationError
 
 from accounts.models import User
 from courses.models import Course
@@ -37,6 +38,22 @@ def assignment_get(*, access: CourseAccess, slug: str) -> Assignment:
         return assignment_list(access=access).get(slug=slug)
     except Assignment.DoesNotExist as exc:
         raise Http404("no such assignment") from exc
+
+
+def assignment_harness(*, user: User, assignment_id: int) -> tuple[str, str]:
+    """The harness of an assignment the user can see, and how a job names it ("Title (course
+    name)"), for a simulated job run with it (jobs.apis). An assignment the user cannot see reads
+    as one that does not exist."""
+    assignment = Assignment.objects.filter(id=assignment_id).select_related("course").first()
+    try:
+        access = course_access(user=user, course_id=assignment.course_id) if assignment else None
+    except Http404:
+        access = None
+    if assignment is None or access is None or not (access.is_staff or assignment.published):
+        raise ValidationError({"assignment": [f"no assignment {assignment_id} in your courses"]})
+    if not assignment.harness.strip():
+        raise ValidationError({"assignment": [f"the assignment '{assignment.title}' has no harness to run"]})
+    return assignment.harness, f"{assignment.title} ({assignment.course.name})"
 
 
 def hidden_revealed(assignment: Assignment, now: datetime | None = None) -> bool:

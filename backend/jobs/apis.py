@@ -5,6 +5,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from grading.selectors import assignment_harness
 from lib.churn_preview import churn_preview
 from lib.schema import ERROR_429
 from scenarios.models import Scenario
@@ -59,6 +60,10 @@ class JobListApi(APIView):
             help_text='the runtime\'s message trace (docs/trace.md): true, false or {"max_events": N} '
                       '(1..1,000,000 rows listed per node, default 20,000); default: the descriptor\'s '
                       '`trace`, else off')
+        assignment = serializers.IntegerField(
+            required=False, allow_null=True, default=None,
+            help_text="an assignment's id: its harness runs with the code (simulated jobs only), so the "
+                      "trace holds the harness's operations (one lookup, one broadcast) to follow")
         seed = serializers.IntegerField(
             min_value=0, max_value=2 ** 31 - 2, required=False, allow_null=True, default=None,
             help_text="fixes every random draw of a simulated run (default 1): same code, seed and "
@@ -75,7 +80,11 @@ class JobListApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        job = job_create(owner=request.user, **data.validated_data)
+        values = dict(data.validated_data)
+        assignment_id = values.pop("assignment")
+        if assignment_id is not None:
+            values["harness"], values["harness_of"] = assignment_harness(user=request.user, assignment_id=assignment_id)
+        job = job_create(owner=request.user, **values)
         job = job_get(user=request.user, job_id=job.id)
         return Response(JobDetailOutputSerializer(job).data, status=status.HTTP_201_CREATED)
 

@@ -57,6 +57,10 @@ class Job(models.Model):
     # The runtime's message trace (docs/trace.md): {"max_events": N} (lib.descriptor.trace_clean)
     # sent to the daemons in `list`, null for none.
     trace = models.JSONField(null=True, blank=True)
+    # An assignment's harness run with the code (simulated jobs only, docs/trace.md "Operations"):
+    # its operations and probes land in the job's trace; `harness_of` names where it came from.
+    harness = models.TextField(blank=True)
+    harness_of = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["-id"]

@@ -46,7 +46,7 @@ class JobListItemOutputSerializer(serializers.ModelSerializer):
     class Meta:
         model = Job
         fields = ["id", "name", "owner", "state", "reason", "error_line", "nodes", "duration",
-                  "filename", "code_version", "network", "churn", "mode", "seed", "progress", "trace",
+                  "filename", "code_version", "network", "churn", "mode", "seed", "progress", "trace", "harness_of",
                   "created_at", "started_at", "ended_at"]
 
     def get_network(self, job: Job) -> str:

@@ -41,7 +41,7 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
                filename: str = "app.lua", name: str = "", network: dict | None = None,
                churn: str | None = None, scenario: Scenario | None = None,
                keep_population: bool = False, mode: str = Job.Mode.LIVE, seed: int | None = None,
-               trace: Any = None) -> Job:
+               trace: Any = None, harness: str = "", harness_of: str = "") -> Job:
     """The code's resource descriptor (lib.descriptor) fills in what the request leaves out:
     nb_splayds → nodes, max_time → duration (and bounds a given duration), network_* → the
     emulated network (request options win key by key). A bad descriptor
@@ -62,6 +62,9 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
     if scenario is not None:
         churn, churn_name = scenario.text, scenario.name
     simulated = mode == Job.Mode.SIM
+    if harness and not simulated:
+        raise ValidationError({"assignment": ["an assignment's harness runs in simulated jobs only: choose "
+                                              "Simulate (mode 'sim')"]})
     max_nodes = MAX_SIM_NODES if simulated else MAX_NODES
     if simulated and keep_population:
         raise ValidationError({"keep_population": ["keep population (spares replacing dead nodes) is not "
@@ -126,7 +129,8 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
                                  descriptor=descriptor.values if descriptor is not None else {},
                                  network=network, churn=churn or "", churn_name=churn_name,
                                  keep_population=keep_population, churn_positions=positions,
-                                 churn_spares=spares, mode=mode, trace=trace,
+                                 churn_spares=spares, mode=mode, trace=trace, harness=harness,
+                                 harness_of=harness_of,
                                  seed=(SIM_DEFAULT_SEED if seed is None else seed) if simulated else seed)
         job_state_publish(job.id)
         transaction.on_commit(lambda: (simulation_run if simulated else job_schedule).delay(job.id))

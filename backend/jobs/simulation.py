@@ -151,7 +151,7 @@ def output_limits(job: Job) -> Any:
     return simulate.output_limits(None, descriptor.get("log_lines_per_second"), descriptor.get("log_max_size"))
 
 
-def _sim_job(job: Job, app: Path) -> simulate.SimJob:
+def _sim_job(job: Job, app: Path, harness: Path | None = None) -> simulate.SimJob:
     seed = job.seed if job.seed is not None else DEFAULT_SEED
     plan = plan_load(job.churn) if job.churn else None
     churn, until, stop_reason = simulate.run_plan(plan, job.duration)
@@ -167,7 +167,7 @@ def _sim_job(job: Job, app: Path) -> simulate.SimJob:
                            list_type=descriptor.list_type, list_size=descriptor.list_size,
                            # a simulation is always traced (docs/trace.md); the job's block sets its cap
                            trace=dict(job.trace) if isinstance(job.trace, dict) else None,
-                           output=output_limits(job),
+                           output=output_limits(job), harness=harness,
                            max_wall=float(job.duration) * 20 + 600)
 
 
@@ -202,8 +202,11 @@ def simulation_run(job_id: int) -> None:
     with tempfile.TemporaryDirectory(prefix=f"splaylab-sim-{job_id}-") as tmp:
         app = Path(tmp) / (job.filename or "app.lua")
         app.write_text(job.code)
+        harness = Path(tmp) / "harness.lua" if job.harness else None
+        if harness is not None:
+            harness.write_text(job.harness)
         try:
-            result = simulate.simulate(_sim_job(job, app), run.record, run.progress, workdir=Path(tmp) / "run",
+            result = simulate.simulate(_sim_job(job, app, harness), run.record, run.progress, workdir=Path(tmp) / "run",
                                        cancel=run.stopped)
             failure = result.failure
             if result.final is not None:

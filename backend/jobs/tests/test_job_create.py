@@ -22,7 +22,7 @@ def test_returns_201_with_the_job(student_client, student, monkeypatch) -> None:
         "id": 0, "name": "ring", "owner": "student", "state": "QUEUED", "reason": "",
         "error_line": None, "nodes": 3, "duration": 30, "filename": "app.lua",
         "code": "print('hi')", "code_version": hashlib.sha256(b"print('hi')").hexdigest()[:8],
-        "network": "lan", "churn": None, "mode": "live", "seed": None, "progress": {}, "trace": None,
+        "network": "lan", "churn": None, "mode": "live", "seed": None, "progress": {}, "trace": None, "harness_of": "",
         "created_at": "", "started_at": None, "ended_at": None, "instances": []}
     assert Job.objects.get(id=body["id"]).owner == student
 

@@ -92,6 +92,8 @@ export interface Job {
   mode?: RunMode;
   /** A simulated run's seed (default 1): same code, seed and scenario, same results. */
   seed?: number | null;
+  /** The assignment whose harness ran with the code ("Title (course)"), "" for none. */
+  harness_of?: string;
   /** {} until the simulator reports (always {} for a live job). */
   progress?: JobProgress | Record<string, never>;
 }

@@ -80,7 +80,8 @@ function AssignmentEditor({ courseId, assignment }: { courseId: number; assignme
       <SubmitPanel courseId={courseId} slug={assignment.slug} getSource={() => file.code} beforeSubmit={file.save} />
       <details className="assignment-run">
         <summary>Run it yourself (without the grader's harness)</summary>
-        <RunBar getCode={() => file.code} filename={file.filename} beforeRun={file.save} />
+        <RunBar getCode={() => file.code} filename={file.filename} beforeRun={file.save}
+          harnessOf={assignment.harness.trim() ? { id: assignment.id, title: assignment.title } : undefined} />
       </details>
     </div>
   );

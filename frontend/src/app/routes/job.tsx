@@ -9,6 +9,7 @@ import { useJobSocket } from "@/features/jobs/hooks/use-job-socket";
 import { LogPanel } from "@/features/logs/components/log-panel";
 import { MetricsPanel } from "@/features/metrics/components/metrics-panel";
 import { useMetricStream } from "@/features/metrics/hooks/use-metric-stream";
+import { TracePanel } from "@/features/trace/components/trace-panel";
 import { JobRetentionPanel } from "@/features/retention/components/job-retention-panel";
 import { PrunedNotice } from "@/features/retention/components/pruned-notice";
 import type { Job } from "@/types/api";
@@ -62,6 +63,7 @@ export function JobRoute() {
           jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} timeOrigin={timeOrigin(job)} />
         <PrunedNotice jobId={job.id} ended={isTerminal(job)} />
         <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} virtualOrigin={virtualOrigin(job)} />
+        <TracePanel jobId={job.id} nodeCount={job.nodes} simulated={isSimulatedJob(job)} finished={isTerminal(job)} />
       </div>
     </div>
   );

@@ -21,6 +21,9 @@ export interface CreateJobInput {
   /** "sim": every node in one process on a virtual clock, duration in virtual seconds, up to
    * 10,000 nodes (live: 1,000); keep_population is refused. Default "live". */
   mode?: RunMode;
+  /** An assignment's id: its harness runs with the code (simulated only), so the trace holds its
+   * operations (one lookup, one broadcast) to follow in the space-time diagram. */
+  assignment?: number;
   /** 0..2147483646 or null; a simulated run's default is 1. */
   seed?: number | null;
   /** The emulated network (docs/network.md), e.g. { net: "king", loss: "1%" }. */

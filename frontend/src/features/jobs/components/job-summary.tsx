@@ -36,6 +36,12 @@ export function JobSummary({ job }: { job: Job }) {
         <dd>{job.duration} s{job.mode === "sim" ? " (virtual)" : ""}</dd>
         <dt>Mode</dt>
         <dd data-testid="job-mode">{job.mode === "sim" ? `simulated, seed ${job.seed ?? "—"}` : "live"}</dd>
+        {job.harness_of && (
+          <>
+            <dt>Harness</dt>
+            <dd data-testid="job-harness">{job.harness_of}</dd>
+          </>
+        )}
         <dt>File</dt>
         <dd>{job.filename}</dd>
         <dt>Network</dt>

@@ -19,9 +19,11 @@ interface RunBarProps {
   filename: string;
   /** Called before submitting (e.g. flush the autosave); a failure does not block the run. */
   beforeRun?: () => Promise<void>;
+  /** On an assignment's page: the assignment whose harness a simulated run may take along. */
+  harnessOf?: { id: number; title: string };
 }
 
-export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
+export function RunBar({ getCode, filename, beforeRun, harnessOf }: RunBarProps) {
   const [nodes, setNodes] = useState(String(DEFAULT_NODES));
   const [duration, setDuration] = useState(String(DEFAULT_DURATION));
   const [network, setNetwork] = useState("");
@@ -35,6 +37,7 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
   const [mode, setMode] = useState<RunMode>("live");
   const [seed, setSeed] = useState(String(DEFAULT_SEED));
   const [modeError, setModeError] = useState<string | null>(null);
+  const [withHarness, setWithHarness] = useState(false);
   const [preparing, setPreparing] = useState(false);
   const createJob = useCreateJob();
   const navigate = useNavigate();
@@ -57,7 +60,8 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
     setPreparing(false);
     createJob.mutate(
       { code, filename, ...runSize(nodes, duration, scenarioId !== ""), network: chosen,
-        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(runMode)), ...run },
+        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(runMode)), ...run,
+        ...(harnessOf && withHarness && runMode === "sim" ? { assignment: harnessOf.id } : {}) },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
   };
@@ -126,6 +130,12 @@ export function RunBar({ getCode, filename, beforeRun }: RunBarProps) {
       </span>
       <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario}
         keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} keepPopulationBlocked={keepPopulationBlocked(mode)} />
+      {harnessOf && (
+        <label className="run-field" title={mode === "sim" ? `The harness of ${harnessOf.title} runs with your code: its operations (say, each lookup) can be followed in the job's message diagram` : "Simulated runs only"}>
+          <input type="checkbox" data-testid="run-with-harness" checked={withHarness && mode === "sim"} disabled={mode !== "sim"}
+            onChange={(e) => setWithHarness(e.target.checked)} /> with the grader's harness
+        </label>
+      )}
       <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
         {busy ? "Starting…" : mode === "sim" ? "▶ Simulate" : "▶ Run"}
       </button>
