@@ -41,10 +41,13 @@ def _since(t: float, origin: float) -> float:
     return round(t - origin, 6)
 
 
+_string = json.JSONEncoder(ensure_ascii=False).encode  # a str → its JSON literal (C speed)
+
+
 def jsonl_line(row: Row, origin: float) -> str:
+    # Written by hand rather than json.dumps of a dict: a third of the time for a large log.
     t, node, seq, level, text = row
-    return json.dumps({"t": _since(t, origin), "node": node, "seq": seq, "level": level, "text": text},
-                      ensure_ascii=False) + "\n"
+    return f'{{"t": {_since(t, origin)!r}, "node": {node}, "seq": {seq}, "level": {_string(level)}, "text": {_string(text)}}}\n'
 
 
 def text_line(row: Row, origin: float) -> str:
