@@ -36,36 +36,40 @@ def job_origin(job: Job) -> float:
     return (job.started_at or job.created_at).timestamp()
 
 
-def _since(t: float, origin: float) -> float:
-    # Microseconds: what a daemon's stamp holds; avoids 12.34499999 from the subtraction.
-    return round(t - origin, 6)
+def time_digits(job: Job) -> int:
+    """Decimals of `t` in the file: a daemon stamps microseconds; the simulator stamps its start
+    plus the virtual time rounded to the millisecond (jobs.simulation), so more digits than 3
+    would only show that rounding (1.0 virtual s as 0.999544)."""
+    return 3 if job.mode == Job.Mode.SIM else 6
 
 
 _string = json.JSONEncoder(ensure_ascii=False).encode  # a str → its JSON literal (C speed)
 
 
-def jsonl_line(row: Row, origin: float) -> str:
+def jsonl_line(row: Row, origin: float, digits: int = 6) -> str:
     # Written by hand rather than json.dumps of a dict: a third of the time for a large log.
     t, node, seq, level, text = row
-    return f'{{"t": {_since(t, origin)!r}, "node": {node}, "seq": {seq}, "level": {_string(level)}, "text": {_string(text)}}}\n'
+    since = round(t - origin, digits)  # rounded: no 12.34499999 from the subtraction
+    return (f'{{"t": {since!r}, "node": {node}, "seq": {seq}, "level": {_string(level)}, '
+            f'"text": {_string(text)}}}\n')
 
 
-def text_line(row: Row, origin: float) -> str:
+def text_line(row: Row, origin: float, digits: int = 6) -> str:
     t, node, seq, level, text = row
     text = text.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
-    return f"t={_since(t, origin):.3f} node {node} [{level}] {text}\n"
+    return f"t={round(t - origin, digits):.3f} node {node} [{level}] {text}\n"
 
 
-RENDER: dict[str, Callable[[Row, float], str]] = {"jsonl": jsonl_line, "text": text_line}
+RENDER: dict[str, Callable[[Row, float, int], str]] = {"jsonl": jsonl_line, "text": text_line}
 
 
 def log_file_chunks(job: Job, *, fmt: str, node: int | None = None, level: str | None = None,
                     q: str = "") -> Iterator[bytes]:
     """The file's bytes, one piece per ROWS_PER_READ lines."""
-    render, origin = RENDER[fmt], job_origin(job)
+    render, origin, digits = RENDER[fmt], job_origin(job), time_digits(job)
     batch: list[str] = []
     for row in log_rows_in_time_order(job_id=job.id, node=node, level=level, q=q).iterator(chunk_size=ROWS_PER_READ):
-        batch.append(render(row, origin))
+        batch.append(render(row, origin, digits))
         if len(batch) >= ROWS_PER_READ:
             yield "".join(batch).encode("utf-8", "backslashreplace")
             batch = []

@@ -86,6 +86,18 @@ def test_text_has_one_readable_line_per_record_in_the_same_order(student_client,
     ]
 
 
+def test_a_simulated_jobs_t_is_its_virtual_time(student, student_client) -> None:
+    # The simulator stamps round(start + virtual t, 3); its start has microseconds.
+    started = datetime(2026, 11, 26, 10, 0, 0, 123456, tzinfo=timezone.utc)
+    job = job_make(student, nodes=1, started_at=started, mode="sim")
+    for seq, virtual in enumerate((0.25, 1.0, 7.125, 59.999), start=1):
+        LogLine.objects.create(job=job, node=1, seq=seq, t=round(started.timestamp() + virtual, 3), level="print",
+                               text=f"at {virtual}")
+    assert [ln["t"] for ln in jsonl(student_client.get(url(job)))] == [0.25, 1.0, 7.125, 59.999]
+    assert [ln.split()[0] for ln in body_text(student_client.get(url(job), {"format": "text"})).splitlines()] == [
+        "t=0.250", "t=1.000", "t=7.125", "t=59.999"]
+
+
 def test_without_a_format_the_file_is_jsonl(student_client, job) -> None:
     response = student_client.get(url(job))
     assert response["Content-Disposition"].endswith('.jsonl"')
