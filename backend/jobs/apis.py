@@ -7,10 +7,11 @@ from rest_framework.views import APIView
 
 from grading.selectors import assignment_harness
 from lib.churn_preview import churn_preview
-from lib.schema import ERROR_429
+from lib.schema import ERROR_403, ERROR_429
 from scenarios.models import Scenario
 
 from .churn import CHURN_SEED
+from .history import job_rename, job_rerun
 from .models import ChurnEvent
 from .selectors import JOB_LIST_LIMIT, job_get, job_list
 from .serializers import ChurnEventOutputSerializer, JobDetailOutputSerializer, JobListItemOutputSerializer
@@ -90,9 +91,30 @@ class JobListApi(APIView):
 
 
 class JobDetailApi(APIView):
+    class RenameSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200, allow_blank=True, help_text="the run's name in the history")
+
     @extend_schema(responses=JobDetailOutputSerializer)
     def get(self, request: Request, job_id: int) -> Response:
         return Response(JobDetailOutputSerializer(job_get(user=request.user, job_id=job_id)).data)
+
+    @extend_schema(request=RenameSerializer, responses={200: JobDetailOutputSerializer, 403: ERROR_403})
+    def patch(self, request: Request, job_id: int) -> Response:
+        """Name a run (its owner only)."""
+        data = self.RenameSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        job = job_rename(job=job_get(user=request.user, job_id=job_id), user=request.user,
+                         name=data.validated_data["name"])
+        return Response(JobDetailOutputSerializer(job_get(user=request.user, job_id=job.id)).data)
+
+
+class JobRerunApi(APIView):
+    @extend_schema(request=None, responses={201: JobDetailOutputSerializer, 429: ERROR_429})
+    def post(self, request: Request, job_id: int) -> Response:
+        """Run a job again as it was: a new job of yours with its code and every setting."""
+        job = job_rerun(job=job_get(user=request.user, job_id=job_id), user=request.user)
+        return Response(JobDetailOutputSerializer(job_get(user=request.user, job_id=job.id)).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class JobStopApi(APIView):

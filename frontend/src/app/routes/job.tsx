@@ -1,6 +1,7 @@
 import { Link, useParams } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
+import { useMe } from "@/features/auth/api/get-me";
 import { ChurnPanel } from "@/features/churn/components/churn-panel";
 import { isTerminal, useJob } from "@/features/jobs/api/get-job";
 import { InstancesTable } from "@/features/jobs/components/instances-table";
@@ -9,6 +10,10 @@ import { useJobSocket } from "@/features/jobs/hooks/use-job-socket";
 import { LogPanel } from "@/features/logs/components/log-panel";
 import { MetricsPanel } from "@/features/metrics/components/metrics-panel";
 import { useMetricStream } from "@/features/metrics/hooks/use-metric-stream";
+import { CodeCompare } from "@/features/history/components/code-compare";
+import { RunActions } from "@/features/history/components/run-actions";
+import { useRuns } from "@/features/history/api/runs";
+import { otherRuns, runLabel as historyLabel } from "@/features/history/lib/run-label";
 import { TracePanel } from "@/features/trace/components/trace-panel";
 import { JobRetentionPanel } from "@/features/retention/components/job-retention-panel";
 import { PrunedNotice } from "@/features/retention/components/pruned-notice";
@@ -36,6 +41,8 @@ export function JobRoute() {
   const jobQuery = useJob(valid ? jobId : undefined);
   useJobSocket(valid ? jobId : undefined);
   const metrics = useMetricStream(valid ? jobId : undefined);
+  const me = useMe();
+  const runs = useRuns();
 
   if (!valid) return <ErrorMessage error={new Error(`"${params.id}" is not a job id.`)} />;
   if (jobQuery.isPending) return <Spinner label="Loading job…" />;
@@ -53,6 +60,7 @@ export function JobRoute() {
     <div className="job-page">
       <div className="job-side">
         <JobSummary job={job} />
+        <RunActions job={job} mine={me.data?.username === job.owner} />
         <InstancesTable instances={job.instances} />
         <JobRetentionPanel jobId={job.id} ended={isTerminal(job)} />
       </div>
@@ -60,10 +68,12 @@ export function JobRoute() {
         {job.churn && <ChurnPanel jobId={job.id} churn={job.churn} endedAt={job.ended_at} active={!isTerminal(job)}
           virtualT={virtualReached(job)} />}
         <MetricsPanel store={metrics.store} version={metrics.version} history={metrics.history}
-          jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} timeOrigin={timeOrigin(job)} />
+          jobId={job.id} nodeCount={job.nodes} runLabel={runLabel(job)} timeOrigin={timeOrigin(job)}
+          runChoices={otherRuns(runs.data, job.id).map((r) => ({ id: r.id, label: historyLabel(r) }))} />
         <PrunedNotice jobId={job.id} ended={isTerminal(job)} />
         <LogPanel jobId={job.id} nodeCount={job.nodes} finished={isTerminal(job)} virtualOrigin={virtualOrigin(job)} />
         <TracePanel jobId={job.id} nodeCount={job.nodes} simulated={isSimulatedJob(job)} finished={isTerminal(job)} />
+        <CodeCompare job={job} />
       </div>
     </div>
   );

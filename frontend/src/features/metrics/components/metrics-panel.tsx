@@ -25,6 +25,8 @@ interface MetricsPanelProps {
   /** The time series counts x from here (epoch s) instead of the first sample, e.g. the job's
    * churn scenario start, so that it lines up with the population plot; `label` names it. */
   timeOrigin?: { t: number; label: string } | null;
+  /** Other runs of the user's, offered in the compare picker. */
+  runChoices?: { id: number; label: string }[];
 }
 
 const withUnit = (v: number | null, unit: string) => `${formatValue(v)}${unit && v !== null ? ` ${unit}` : ""}`;
@@ -43,7 +45,7 @@ function EmptyPanel({ history }: { history: MetricHistoryState }) {
 
 /** The job's metrics: per metric a live CDF (other runs overlaid), its time series with a
  * p10–p90 band, per-node counters, the hop histogram when records carry `hops`, exports. */
-export function MetricsPanel({ store, version, history, jobId, nodeCount, runLabel, timeOrigin }: MetricsPanelProps) {
+export function MetricsPanel({ store, version, history, jobId, nodeCount, runLabel, timeOrigin, runChoices }: MetricsPanelProps) {
   const names = useMemo(() => store.names(), [store, version]);
   const [chosen, setChosen] = useState<string | null>(null);
   const [logScale, setLogScale] = useState(false);
@@ -76,7 +78,7 @@ export function MetricsPanel({ store, version, history, jobId, nodeCount, runLab
     <section className="metrics-panel card" data-testid="metrics-panel" aria-label="Metrics">
       <MetricsToolbar names={names} name={series.name} kind={series.kind} onName={setChosen}
         logScale={logScale} onLogScale={setLogScale} n={series.values.length} summary={view.summary}
-        compareText={compareText} onCompareText={setCompareText}
+        compareText={compareText} onCompareText={setCompareText} runChoices={runChoices}
         onCsv={() => downloadText(`${series.name}.csv`, seriesCsv(series), "text/csv")}
         onPngCdf={() => png(cdfPlot.current, "cdf")} onPngSeries={() => png(seriesPlot.current, "timeseries")} />
       {series.kind === "observe" && compared.notes.length > 0 && <p className="metrics-notes form-error">{compared.notes.join(" · ")}</p>}

@@ -13,6 +13,8 @@ interface MetricsToolbarProps {
   summary: string;
   compareText: string;
   onCompareText: (text: string) => void;
+  /** Other runs to pick from (the history): adding one appends its id to the compare list. */
+  runChoices?: { id: number; label: string }[];
   onCsv: () => void;
   onPngCdf: () => void;
   onPngSeries: () => void;
@@ -36,6 +38,14 @@ export function MetricsToolbar(props: MetricsToolbarProps) {
         <input aria-label="Compare with jobs" title="Other job ids, separated by commas: their CDFs are overlaid"
           data-testid="compare-job" size={12} placeholder="compare #, #"
           value={props.compareText} onChange={(e) => props.onCompareText(e.target.value)} />
+      )}
+      {observe && props.runChoices && props.runChoices.length > 0 && (
+        <select aria-label="Add a run to compare" data-testid="compare-pick" value=""
+          onChange={(e) => e.target.value && props.onCompareText(
+            [props.compareText.trim().replace(/,$/, ""), e.target.value].filter(Boolean).join(", "))}>
+          <option value="">add a run…</option>
+          {props.runChoices.map((run) => <option key={run.id} value={String(run.id)}>{run.label}</option>)}
+        </select>
       )}
       <span className="metrics-exports">
         <button type="button" onClick={props.onCsv}>CSV</button>
