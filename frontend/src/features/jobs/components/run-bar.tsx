@@ -7,12 +7,11 @@ import { useRunShortcut } from "../hooks/use-run-shortcut";
 import { churnChoice, churnErrorText, runSize } from "../lib/churn-choice";
 import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
 import { NETWORKS } from "../lib/network-presets";
-import { DEFAULT_SEED, MAX_NODES, keepPopulationBlocked, modeChoice, nodeLimitText } from "../lib/run-mode";
+import { MAX_NODES, keepPopulationBlocked, modeChoice, nodeLimitText } from "../lib/run-mode";
+import { DEFAULT_DURATION, DEFAULT_NODES, runBarStart, type RunBarInitial } from "../lib/run-start";
 import { ChurnFields } from "./churn-fields";
 import { RunModeFields } from "./run-mode-fields";
 
-export const DEFAULT_NODES = 10;
-export const DEFAULT_DURATION = 30;
 interface RunBarProps {
   /** The code to run, read when Run is pressed. */
   getCode: () => string | null;
@@ -21,23 +20,25 @@ interface RunBarProps {
   beforeRun?: () => Promise<void>;
   /** On an assignment's page: the assignment whose harness a simulated run may take along. */
   harnessOf?: { id: number; title: string };
+  initial?: RunBarInitial;
 }
 
-export function RunBar({ getCode, filename, beforeRun, harnessOf }: RunBarProps) {
-  const [nodes, setNodes] = useState(String(DEFAULT_NODES));
-  const [duration, setDuration] = useState(String(DEFAULT_DURATION));
-  const [network, setNetwork] = useState("");
-  const [customNet, setCustomNet] = useState("const:20ms");
+export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: RunBarProps) {
+  const [start] = useState(() => runBarStart(initial));
+  const [nodes, setNodes] = useState(start.nodes);
+  const [duration, setDuration] = useState(start.duration);
+  const [network, setNetwork] = useState(start.network);
+  const [customNet, setCustomNet] = useState(start.customNet);
   const [loss, setLoss] = useState("");
   const [netFile, setNetFile] = useState<{ name: string; text: string } | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [asymmetric, setAsymmetric] = useState(false);
   const [scenarioId, setScenarioId] = useState("");
   const [keepPopulation, setKeepPopulation] = useState(false);
-  const [mode, setMode] = useState<RunMode>("live");
-  const [seed, setSeed] = useState(String(DEFAULT_SEED));
+  const [mode, setMode] = useState<RunMode>(start.mode);
+  const [seed, setSeed] = useState(start.seed);
   const [modeError, setModeError] = useState<string | null>(null);
-  const [withHarness, setWithHarness] = useState(false);
+  const [withHarness, setWithHarness] = useState(start.withHarness);
   const [preparing, setPreparing] = useState(false);
   const createJob = useCreateJob();
   const navigate = useNavigate();
