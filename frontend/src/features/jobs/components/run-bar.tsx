@@ -9,7 +9,7 @@ import { MAX_NETWORK_FILE_BYTES, networkChoice } from "../lib/network-choice";
 import { NETWORKS } from "../lib/network-presets";
 import { MAX_NODES, keepPopulationBlocked, modeChoice, nodeLimitText } from "../lib/run-mode";
 import { DEFAULT_DURATION, DEFAULT_NODES, runBarStart, type RunBarInitial } from "../lib/run-start";
-import { ChurnFields } from "./churn-fields";
+import { ChurnFields, useChurnChoice } from "./churn-fields";
 import { RunModeFields } from "./run-mode-fields";
 
 interface RunBarProps {
@@ -33,7 +33,7 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
   const [netFile, setNetFile] = useState<{ name: string; text: string } | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [asymmetric, setAsymmetric] = useState(false);
-  const [scenarioId, setScenarioId] = useState("");
+  const { scenarioId, setScenarioId, ownChurn, setOwnChurn, churnProblem } = useChurnChoice();
   const [keepPopulation, setKeepPopulation] = useState(false);
   const [mode, setMode] = useState<RunMode>(start.mode);
   const [seed, setSeed] = useState(start.seed);
@@ -54,14 +54,14 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
       return;
     }
     const run = modeChoice(runMode, seed, nodes);
-    setModeError(typeof run === "string" ? run : null);
-    if (typeof run === "string") return;
+    setModeError(typeof run === "string" ? run : churnProblem);
+    if (typeof run === "string" || churnProblem) return;
     setPreparing(true);
     await beforeRun?.().catch(() => undefined);
     setPreparing(false);
     createJob.mutate(
       { code, filename, ...runSize(nodes, duration, scenarioId !== ""), network: chosen,
-        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(runMode)), ...run,
+        ...churnChoice(scenarioId, keepPopulation && !keepPopulationBlocked(runMode), ownChurn), ...run,
         ...(harnessOf && withHarness && runMode === "sim" ? { assignment: harnessOf.id } : {}) },
       { onSuccess: (job) => navigate(`/jobs/${job.id}`) },
     );
@@ -129,7 +129,7 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
       <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
         onChange={(e) => setLoss(e.target.value)} />
       </span>
-      <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario}
+      <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario} ownText={ownChurn} onOwnText={setOwnChurn}
         keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} keepPopulationBlocked={keepPopulationBlocked(mode)} />
       {harnessOf && (
         <label className="run-field" title={mode === "sim" ? `The harness of ${harnessOf.title} runs with your code: its operations (say, each lookup) can be followed in the job's message diagram` : "Simulated runs only"}>

@@ -1,10 +1,30 @@
 import { ApiError } from "@/lib/api-client";
 
-/** What the run bar adds to POST /api/jobs/ for churn: a library scenario (its id, or none) and
- * the keep-population mode. */
-export function churnChoice(scenarioId: string, keepPopulation: boolean): { scenario?: number; keep_population: boolean } {
+/** The Churn menu's value for "my own scenario…": a text the student writes, sent as `churn`
+ * (not saved to the library). Library scenarios' values are their ids (digits). */
+export const OWN_SCENARIO = "own";
+
+/** The API's bound on a churn text (POST /api/jobs/ `churn`, and the preview's). */
+export const MAX_CHURN_BYTES = 1024 * 1024;
+
+/** What the run bar adds to POST /api/jobs/ for churn: a library scenario (its id), the
+ * student's own text, or none; and the keep-population mode. */
+export function churnChoice(scenarioId: string, keepPopulation: boolean, ownText = ""):
+  { scenario?: number; churn?: string; keep_population: boolean } {
+  if (scenarioId === OWN_SCENARIO) return { churn: ownText, keep_population: keepPopulation };
   const id = Number(scenarioId);
   return scenarioId && Number.isInteger(id) ? { scenario: id, keep_population: keepPopulation } : { keep_population: keepPopulation };
+}
+
+export const churnBytes = (text: string): number => new TextEncoder().encode(text).length;
+
+/** Why the student's own scenario cannot be sent as it is (null: it can; the server checks the
+ * rest): an empty text would be taken as no churn at all. */
+export function ownChurnProblem(scenarioId: string, ownText: string): string | null {
+  if (scenarioId !== OWN_SCENARIO) return null;
+  if (!ownText.trim()) return "Write your churn scenario first (e.g. “at 0s join 10” and “at 30s stop”), or choose another in Churn.";
+  if (churnBytes(ownText) > MAX_CHURN_BYTES) return "Your churn scenario is larger than 1 MB.";
+  return null;
 }
 
 /** Nodes and duration as sent: a field left empty is left out when a scenario is chosen (the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "@/lib/api-client";
-import { churnChoice, churnErrorText, runSize } from "../churn-choice";
+import { MAX_CHURN_BYTES, OWN_SCENARIO, churnChoice, churnErrorText, ownChurnProblem, runSize } from "../churn-choice";
 
 describe("churnChoice", () => {
   it("sends the chosen scenario's id and the keep-population flag", () => {
@@ -11,6 +11,28 @@ describe("churnChoice", () => {
   it("sends no scenario for 'none', keep population still (it works without one)", () => {
     expect(churnChoice("", false)).toEqual({ keep_population: false });
     expect(churnChoice("", true)).toEqual({ keep_population: true });
+  });
+});
+
+describe("the student's own scenario", () => {
+  it("is sent as its text, not as a library id", () => {
+    expect(churnChoice(OWN_SCENARIO, false, "at 0s join 3\n")).toEqual({ churn: "at 0s join 3\n", keep_population: false });
+    expect(churnChoice(OWN_SCENARIO, true, "x")).toEqual({ churn: "x", keep_population: true });
+  });
+
+  it("leaves the text out when a library scenario or none is chosen", () => {
+    expect(churnChoice("7", false, "at 0s join 3")).toEqual({ scenario: 7, keep_population: false });
+    expect(churnChoice("", false, "at 0s join 3")).toEqual({ keep_population: false });
+  });
+
+  it("must be written before a run (an empty text would mean no churn) and fit in 1 MB", () => {
+    expect(ownChurnProblem(OWN_SCENARIO, " \n")).toMatch(/^Write your churn scenario first/);
+    expect(ownChurnProblem(OWN_SCENARIO, "at 0s join 3")).toBeNull();
+    expect(ownChurnProblem(OWN_SCENARIO, "#".repeat(MAX_CHURN_BYTES))).toBeNull();
+    // bytes, not characters: "é" is two bytes in UTF-8
+    expect(ownChurnProblem(OWN_SCENARIO, "é".repeat(MAX_CHURN_BYTES / 2 + 1))).toBe("Your churn scenario is larger than 1 MB.");
+    expect(ownChurnProblem("7", "")).toBeNull();
+    expect(ownChurnProblem("", "")).toBeNull();
   });
 });
 
