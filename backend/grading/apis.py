@@ -17,8 +17,8 @@ from accounts.models import User
 from courses.selectors import course_access, course_access_instructor, course_access_staff
 from lib.schema import ERROR_429
 
-from .selectors import (assignment_get, assignment_list, gradebook_get, latest_submissions, submission_get,
-                        submission_list, submission_view)
+from .selectors import (FinalGrade, assignment_get, assignment_list, final_grades, gradebook_get,
+                        latest_submissions, submission_get, submission_list, submission_view)
 from .serializers import (AssignmentListItemSerializer, SubmissionDetailOutputSerializer,
                           SubmissionOutputSerializer, assignment_detail_data, gradebook_cell_data,
                           gradebook_data, submission_data)
@@ -32,7 +32,8 @@ class AssignmentListApi(APIView):
         access = course_access(user=request.user, course_id=course_id)
         rows = list(assignment_list(access=access))
         latest = latest_submissions(access=access, user=request.user, assignments=rows)
-        return Response(AssignmentListItemSerializer(rows, many=True, context={"latest": latest}).data)
+        grades = {} if access.is_staff else final_grades(access=access, student=request.user, assignments=rows)
+        return Response(AssignmentListItemSerializer(rows, many=True, context={"latest": latest, "grades": grades}).data)
 
 
 class AssignmentDetailApi(APIView):
@@ -105,16 +106,21 @@ class SubmissionListApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         submission = submission_create(assignment=assignment, student=request.user, **data.validated_data)
-        submission, access = submission_get(user=request.user, submission_id=submission.id)
-        return Response(submission_data(submission_view(submission, access=access), access=access, detail=True),
-                        status=status.HTTP_201_CREATED)
+        return Response(_detail(request, submission.id), status=status.HTTP_201_CREATED)
 
 
 class SubmissionDetailApi(APIView):
     @extend_schema(responses=SubmissionDetailOutputSerializer)
     def get(self, request: Request, submission_id: int) -> Response:
-        submission, access = submission_get(user=request.user, submission_id=submission_id)
-        return Response(submission_data(submission_view(submission, access=access), access=access, detail=True))
+        return Response(_detail(request, submission_id))
+
+
+def _detail(request: Request, submission_id: int) -> dict:
+    """A submission as the user may see it, with its student's final grade for the assignment."""
+    submission, access = submission_get(user=request.user, submission_id=submission_id)
+    grade: FinalGrade | None = final_grades(access=access, student=submission.student,
+                                            assignments=[submission.assignment]).get(submission.assignment_id)
+    return submission_data(submission_view(submission, access=access), access=access, detail=True, final_grade=grade)
 
 
 class SubmissionRegradeApi(APIView):
@@ -123,9 +129,7 @@ class SubmissionRegradeApi(APIView):
         submission, _ = submission_get(user=request.user, submission_id=submission_id)
         course_access_staff(user=request.user, course_id=submission.assignment.course_id)
         submission_regrade(submission_id=submission.id)
-        submission, access = submission_get(user=request.user, submission_id=submission_id)
-        return Response(submission_data(submission_view(submission, access=access), access=access, detail=True),
-                        status=status.HTTP_202_ACCEPTED)
+        return Response(_detail(request, submission_id), status=status.HTTP_202_ACCEPTED)
 
 
 class GradebookApi(APIView):

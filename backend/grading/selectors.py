@@ -127,18 +127,37 @@ def report_visible_score(report: dict[str, Any]) -> float:
 GRADER_FAILED = "grading failed (the grader's fault, not your code's): your instructors can regrade it"
 
 
+def visible_run_names(report: dict[str, Any]) -> set[str]:
+    """The runs a visible check reads: the only ones whose logs reach students."""
+    return {c.get("run") for c in report.get("checks", []) if not c.get("hidden") and c.get("run")}
+
+
+def _student_runs(report: dict[str, Any], *, revealed: bool) -> dict[str, Any]:
+    """The report's runs and plots as a student may see them: a hidden run's logs never, and
+    before hidden checks are revealed not the hidden run itself (its setup, its plots) either."""
+    visible = visible_run_names(report)
+    runs = [r if r.get("name") in visible else {k: v for k, v in r.items() if k != "logs"}
+            for r in report.get("runs", []) if revealed or r.get("name") in visible]
+    plots = [p for p in report.get("plots", []) if revealed or p.get("run") in visible]
+    return {**report, "runs": runs, "plots": plots}
+
+
 def submission_view(submission: Submission, *, access: CourseAccess, now: datetime | None = None) -> SubmissionView:
     report = submission.report or {}
-    if access.is_staff or hidden_revealed(submission.assignment, now) or not report:
+    if access.is_staff or not report:
         return SubmissionView(submission, submission.score, submission.final_score, report, 0,
                               submission.error if access.is_staff or not submission.error else GRADER_FAILED)
+    error = GRADER_FAILED if submission.error else ""
+    if hidden_revealed(submission.assignment, now):
+        return SubmissionView(submission, submission.score, submission.final_score,
+                              _student_runs(report, revealed=True), 0, error)
     checks = report.get("checks", [])
     withheld = sum(1 for c in checks if c.get("hidden"))
-    shown = {k: v for k, v in report.items() if k not in ("checks", "score_visible")}
+    shown = {k: v for k, v in _student_runs(report, revealed=False).items() if k not in ("checks", "score_visible")}
     score = report_visible_score(report)
     shown.update(checks=[c for c in checks if not c.get("hidden")], score=score)
     final = final_score_for(score=score, penalty_percent=submission.penalty_percent)
-    return SubmissionView(submission, score, final, shown, withheld, GRADER_FAILED if submission.error else "")
+    return SubmissionView(submission, score, final, shown, withheld, error)
 
 
 # ---- gradebook ----------------------------------------------------------------------------
@@ -193,6 +212,36 @@ def gradebook_get(*, course: Course, student_id: int | None = None) -> Gradebook
     rows = [(s, [GradebookCell(a, s, latest.get((a.id, s.id)), counts.get((a.id, s.id), 0),
                                overrides.get((a.id, s.id))) for a in assignments]) for s in students]
     return Gradebook(course=course, assignments=assignments, rows=rows)
+
+
+@dataclass(frozen=True)
+class FinalGrade:
+    """One student's grade for one assignment as a reader sees it: the gradebook's cell (the
+    override's score, else the latest graded submission's final score), except that a student
+    gets no score while it counts hidden checks they may not see yet (`hidden_withheld`)."""
+    cell: GradebookCell
+    score: float | None
+    hidden_withheld: int
+
+
+def _final_grade(cell: GradebookCell, *, access: CourseAccess, now: datetime | None) -> FinalGrade:
+    if cell.source == "submission" and not access.is_staff and not hidden_revealed(cell.assignment, now):
+        hidden = sum(1 for c in (cell.submission.report or {}).get("checks", []) if c.get("hidden"))
+        if hidden:
+            return FinalGrade(cell, None, hidden)
+    return FinalGrade(cell, cell.score, 0)
+
+
+def final_grades(*, access: CourseAccess, student: User, assignments: list[Assignment],
+                 now: datetime | None = None) -> dict[int, FinalGrade]:
+    """assignment id -> the student's final grade, read from the gradebook itself so that what a
+    student sees is the gradebook's cell; {} for someone who is not a student of the course."""
+    book = gradebook_get(course=access.course, student_id=student.id)
+    if not book.rows:
+        return {}
+    wanted = {a.id for a in assignments}
+    return {c.assignment.id: _final_grade(c, access=access, now=now) for c in book.rows[0][1]
+            if c.assignment.id in wanted}
 
 
 def latest_submissions(*, access: CourseAccess, user: User, assignments: list[Assignment]) -> dict[int, dict[str, Any]]:

@@ -11,7 +11,7 @@ from rest_framework import serializers
 from courses.selectors import CourseAccess
 
 from .models import Assignment
-from .selectors import (Gradebook, GradebookCell, SubmissionView, assignment_checks, assignment_runs,
+from .selectors import (FinalGrade, Gradebook, GradebookCell, SubmissionView, assignment_checks, assignment_runs,
                         hidden_revealed)
 
 
@@ -32,6 +32,14 @@ class AssignmentListItemSerializer(AssignmentOutputSerializer):
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_my_latest(self, assignment: Assignment) -> dict[str, Any] | None:
         return self.context["latest"].get(assignment.id)
+
+    my_grade = serializers.SerializerMethodField(
+        help_text="students: your final grade, as in the gradebook (final_grade_data); null for staff")
+
+    @extend_schema_field(serializers.DictField(allow_null=True))
+    def get_my_grade(self, assignment: Assignment) -> dict[str, Any] | None:
+        grade = self.context.get("grades", {}).get(assignment.id)
+        return final_grade_data(grade) if grade is not None else None
 
 
 def assignment_detail_data(assignment: Assignment, *, access: CourseAccess) -> dict[str, Any]:
@@ -59,6 +67,8 @@ class SubmissionOutputSerializer(serializers.Serializer):
     course = serializers.IntegerField(source="submission.assignment.course_id")
     student = serializers.CharField(source="submission.student.username")
     created_at = serializers.DateTimeField(source="submission.created_at")
+    deadline = serializers.DateTimeField(source="submission.assignment.deadline", allow_null=True,
+                                         help_text="the assignment's (null: none)")
     sha256 = serializers.CharField(source="submission.sha256")
     status = serializers.CharField(source="submission.status")
     attempt = serializers.IntegerField(source="submission.attempt")
@@ -77,15 +87,36 @@ class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
     report = serializers.DictField()
 
 
-def submission_data(view: SubmissionView, *, access: CourseAccess, detail: bool) -> dict[str, Any]:
+def submission_data(view: SubmissionView, *, access: CourseAccess, detail: bool,
+                    final_grade: FinalGrade | None = None) -> dict[str, Any]:
+    """detail: with the source, the report and the student's final grade for the assignment
+    (`final_grade`, null when the submitter is no student of the course)."""
     data = dict((SubmissionDetailOutputSerializer if detail else SubmissionOutputSerializer)(view).data)
+    if detail:
+        data["final_grade"] = final_grade_data(final_grade) if final_grade is not None else None
     if detail and access.is_staff:
         data["history"] = view.submission.history
     return data
 
 
+def _override_data(cell: GradebookCell) -> dict[str, Any] | None:
+    override = cell.override
+    return None if override is None else {
+        "score": override.score, "comment": override.comment, "by": override.by.username if override.by else None,
+        "at": serializers.DateTimeField().to_representation(override.at)}
+
+
+def final_grade_data(grade: FinalGrade) -> dict[str, Any]:
+    """{score (null: none yet, or withheld), source ("override", "submission" or null), submission
+    (the id that counts), override ({score, comment, by, at} or null), hidden_withheld}."""
+    cell = grade.cell
+    return {"score": grade.score, "source": cell.source,
+            "submission": cell.submission.id if cell.submission is not None else None,
+            "override": _override_data(cell), "hidden_withheld": grade.hidden_withheld}
+
+
 def gradebook_cell_data(cell: GradebookCell) -> dict[str, Any]:
-    sub, override = cell.submission, cell.override
+    sub = cell.submission
     return {
         "assignment": cell.assignment.slug, "score": cell.score, "source": cell.source,
         "submissions": cell.submissions,
@@ -93,10 +124,7 @@ def gradebook_cell_data(cell: GradebookCell) -> dict[str, Any]:
             "id": sub.id, "score": sub.score, "final_score": sub.final_score, "late_days": sub.late_days,
             "penalty_percent": sub.penalty_percent, "created_at": serializers.DateTimeField().to_representation(
                 sub.created_at)},
-        "override": None if override is None else {
-            "score": override.score, "comment": override.comment,
-            "by": override.by.username if override.by else None,
-            "at": serializers.DateTimeField().to_representation(override.at)},
+        "override": _override_data(cell),
     }
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import checks as library
+from .run_logs import run_logs
 from .runner import DEFAULT_CACHE, RunResult, execute, output_warnings
 from .spec import Assignment, CheckSpec, SpecError, assignment_from_texts, load_assignment
 from .syntax import syntax_error
@@ -114,6 +115,7 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
     runs = {r.name: (replace(r, mode="live") if live else replace(r, transport=transport) if transport else r)
             for r in assignment.runs}
     used = {c.run for c in assignment.checks}
+    visible = {c.run for c in assignment.checks if not c.hidden}   # runs whose logs students may read
     with_reference = {c.run for c in assignment.checks
                       if c.check.startswith("custom:") or library.LIBRARY[c.check].needs_reference}
 
@@ -134,6 +136,8 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
         entry = {"name": name, "mode": run.mode, "nodes": run.nodes, "time": run.time, "seed": run.seed,
                  "net": run.net, "churn": run.churn, "wall_s": round(result.wall_s, 2), "failure": result.failure,
                  "warnings": output_warnings(result.records)}
+        if name in visible:
+            entry["logs"] = run_logs(result.records)
         if name in with_reference:
             if on_run:
                 on_run("reference", name)
