@@ -49,6 +49,20 @@ export interface AssignmentSummary {
   updated_at: string;
   /** Your own latest submission (list only; students: the visible checks' score before the deadline). */
   my_latest?: { id: number; status: SubmissionStatus; final_score: number | null } | null;
+  /** Students: your final grade, as in the gradebook (list only; null for staff). */
+  my_grade?: FinalGrade | null;
+}
+
+/** A student's grade for an assignment as the reader may see it: the gradebook's cell (the
+ * override's score, else the latest graded submission's final score). */
+export interface FinalGrade {
+  /** null: nothing graded yet, or withheld (it counts hidden checks: `hidden_withheld`). */
+  score: number | null;
+  source: "override" | "submission" | null;
+  /** The submission that counts. */
+  submission: number | null;
+  override: { score: number | null; comment: string; by: string | null; at: string } | null;
+  hidden_withheld: number;
 }
 
 /** One grading run of the spec (assignment.yaml `runs`). */
@@ -121,6 +135,8 @@ export interface Submission {
   course: number;
   student: string;
   created_at: string;
+  /** The assignment's deadline (null: none). */
+  deadline: string | null;
   sha256: string;
   status: SubmissionStatus;
   attempt: number;
@@ -164,6 +180,18 @@ export interface ReportRun {
   warnings?: string[];
   reference_wall_s?: number;
   reference_cached?: boolean;
+  /** The submission's log lines on this run (visible runs only; absent in older reports). */
+  logs?: ReportRunLogs;
+}
+
+/** A run's log lines kept in the report: at most 2,000, errors first, by time. */
+export interface ReportRunLogs {
+  /** Lines the run wrote. */
+  total: number;
+  /** Of them, at level error. */
+  errors: number;
+  /** [t (seconds since the run's start; virtual in a simulation), node, level, text]. */
+  lines: [number, number, string, string][];
 }
 
 /** A latency CDF of one run: the submission's and the reference's, 101 quantiles each (p0..p100). */
@@ -205,6 +233,8 @@ export interface SubmissionDetail extends Submission {
   source: string;
   report: Report;
   history?: SubmissionHistoryEntry[];
+  /** The submitter's final grade for the assignment (null: not a student of the course). */
+  final_grade: FinalGrade | null;
 }
 
 export interface GradebookStudent {

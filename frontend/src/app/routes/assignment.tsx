@@ -1,13 +1,15 @@
-import { Link, useParams } from "react-router";
+import { Link, useParams, useSearchParams } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
 import { useMe } from "@/features/auth/api/get-me";
 import { useCourse } from "@/features/courses/api/get-course";
 import { isCourseStaff } from "@/features/courses/lib/roles";
 import { useAssignment } from "@/features/grading/api/get-assignment";
+import { GraderSetupNote } from "@/features/grading/components/grader-setup-note";
 import { HandoutPanel } from "@/features/grading/components/handout-panel";
 import { SubmissionList } from "@/features/grading/components/submission-list";
 import { SubmitPanel } from "@/features/grading/components/submit-panel";
+import { parseGraderSetup } from "@/features/grading/lib/run-setup";
 import { useJobs } from "@/features/jobs/api/get-jobs";
 import { RunBar } from "@/features/jobs/components/run-bar";
 import { latestOwnJob } from "@/features/jobs/lib/job-order";
@@ -74,14 +76,22 @@ function AssignmentEditor({ courseId, assignment }: { courseId: number; assignme
   });
   const me = useMe();
   const jobs = useJobs();
+  // A report's "Run the grader's setup" opens the run bar with that run's settings (?setup=...).
+  const [search] = useSearchParams();
+  const parsed = parseGraderSetup(search);
+  const setup = parsed && "setup" in parsed ? parsed.setup : null;
+  const hasHarness = assignment.harness.trim() !== "";
   return (
     <div className="assignment-main">
       <WorkspaceEditor file={file} errorJob={latestOwnJob(jobs.data, me.data)} explicitJob={false} />
       <SubmitPanel courseId={courseId} slug={assignment.slug} getSource={() => file.code} beforeSubmit={file.save} />
-      <details className="assignment-run">
-        <summary>Run it yourself (without the grader's harness)</summary>
-        <RunBar getCode={() => file.code} filename={file.filename} beforeRun={file.save}
-          harnessOf={assignment.harness.trim() ? { id: assignment.id, title: assignment.title } : undefined} />
+      <details className="assignment-run" open={parsed !== null} data-testid="assignment-run">
+        <summary>Run it yourself</summary>
+        <GraderSetupNote parsed={parsed} withHarness={hasHarness} />
+        <RunBar key={setup ? search.toString() : ""} getCode={() => file.code} filename={file.filename} beforeRun={file.save}
+          harnessOf={hasHarness ? { id: assignment.id, title: assignment.title } : undefined}
+          initial={setup ? { mode: setup.mode, nodes: setup.nodes, duration: setup.time, net: setup.net ?? undefined,
+            seed: setup.seed, withHarness: setup.mode === "sim" && hasHarness } : undefined} />
       </details>
     </div>
   );

@@ -11,10 +11,12 @@ import { ReportRuns } from "@/features/grading/components/report-runs";
 import { ReportScore } from "@/features/grading/components/report-score";
 import { ReportSource } from "@/features/grading/components/report-source";
 import { isPending } from "@/features/grading/lib/report";
+import { graderSetupPath } from "@/features/grading/lib/run-setup";
 import { positiveId } from "@/lib/ids";
 
-/** A submission's report: score, each check's result and reason (students: hidden checks left
- * out until the deadline), the runs and their latency CDFs against the reference's; polled until graded. */
+/** A submission's report: score and the final grade (the gradebook's, with an override's comment), each
+ * check's result and reason (students: hidden checks left out until the deadline), the runs (their logs,
+ * a link to run their setup) and their latency CDFs against the reference's; polled until graded. */
 export function SubmissionRoute() {
   const params = useParams();
   const id = positiveId(params.id);
@@ -45,8 +47,8 @@ export function SubmissionRoute() {
         <Link to={assignmentPath}>Back to the editor</Link>
       </div>
       <ReportScore submission={s} />
-      <ReportChecks checks={s.report.checks ?? []} />
-      <ReportRuns runs={s.report.runs ?? []} />
+      <ReportChecks checks={s.report.checks ?? []} deadline={s.deadline} />
+      <ReportRuns runs={s.report.runs ?? []} setupPath={(run) => graderSetupPath(assignmentPath, run, s.id)} />
       <ReportPlots plots={s.report.plots ?? []} />
       <ReportSource submission={s} />
     </div>

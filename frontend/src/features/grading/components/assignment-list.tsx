@@ -3,6 +3,7 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { Spinner } from "@/components/ui/spinner";
 import { formatDateTime } from "@/lib/format";
 import { useAssignments } from "../api/get-assignments";
+import { finalGradeText } from "../lib/final-grade";
 import { formatScore, statusLabel } from "../lib/report";
 import { PublishButton } from "./publish-button";
 import { RegradeAllButton } from "./regrade-all-button";
@@ -59,6 +60,11 @@ export function AssignmentList({ courseId, staff, canPublish }: AssignmentListPr
                   ? `${formatScore(a.my_latest.final_score)} / 100`
                   : statusLabel(a.my_latest.status)}
               </Link>
+            </div>
+          )}
+          {finalGradeText(a.my_grade, a.deadline) && (
+            <div className="assignment-grade" data-testid="assignment-grade">
+              {finalGradeText(a.my_grade, a.deadline)}
             </div>
           )}
         </li>

@@ -2,8 +2,9 @@ import type { ReportCheck } from "@/types/grading";
 import { checksSummary, formatPoints } from "../lib/report";
 
 /** Each check: passed or not, its points against its weight, and the grader's reason. */
-export function ReportChecks({ checks }: { checks: ReportCheck[] }) {
+export function ReportChecks({ checks, deadline }: { checks: ReportCheck[]; deadline: string | null }) {
   if (checks.length === 0) return null;
+  const hiddenTitle = deadline ? "Hidden from students until the deadline" : "Hidden from students (the assignment has no deadline)";
   return (
     <section className="card report-checks" aria-label="Checks">
       <h2>
@@ -23,7 +24,7 @@ export function ReportChecks({ checks }: { checks: ReportCheck[] }) {
             <tr key={check.name} data-testid="report-check" data-passed={check.passed} className={check.passed ? "check-passed" : "check-failed"}>
               <td className="check-name" data-testid="report-check-name">
                 {check.name}
-                {check.hidden && <span className="hidden-badge" title="Hidden from students until the deadline">hidden</span>}
+                {check.hidden && <span className="hidden-badge" title={hiddenTitle}>hidden</span>}
                 <div className="muted check-kind">
                   {check.check}
                   {check.run ? ` · run ${check.run}` : ""}

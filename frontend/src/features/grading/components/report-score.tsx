@@ -1,11 +1,13 @@
 import { formatDateTime } from "@/lib/format";
 import type { SubmissionDetail } from "@/types/grading";
+import { finalGradeText } from "../lib/final-grade";
 import { isPending, scoreText, withheldNote } from "../lib/report";
 import { StatusBadge } from "./status-badge";
 
 /** The head of a report: status, score (with the late penalty) and what it leaves out. */
 export function ReportScore({ submission }: { submission: SubmissionDetail }) {
-  const note = withheldNote(submission.hidden_withheld);
+  const note = withheldNote(submission.hidden_withheld, submission.deadline);
+  const grade = finalGradeText(submission.final_grade, submission.deadline);
   const compileError = submission.report.compile_error;
   return (
     <section className="card report-score" aria-label="Score">
@@ -15,6 +17,11 @@ export function ReportScore({ submission }: { submission: SubmissionDetail }) {
           {scoreText(submission)}
         </span>
       </div>
+      {grade && (
+        <p className="report-final-grade" data-testid="final-grade">
+          {grade}
+        </p>
+      )}
       <dl className="job-facts">
         <dt>Submitted</dt>
         <dd>

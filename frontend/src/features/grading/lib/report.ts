@@ -35,10 +35,12 @@ export function scoreText(submission: Scored): string {
   return `${base}, ${days} late (−${formatScore(submission.penalty_percent)} %): ${formatScore(submission.final_score)}`;
 }
 
-/** Why a student's score leaves checks out before the deadline (null when none are withheld). */
-export function withheldNote(withheld: number): string | null {
+/** Why a student's score leaves checks out (null when none are withheld): until the deadline,
+ * or for good when the assignment has none (hidden checks are never shown then). */
+export function withheldNote(withheld: number, deadline: string | null): string | null {
   if (withheld <= 0) return null;
   const what = withheld === 1 ? "1 hidden check is" : `${withheld} hidden checks are`;
+  if (!deadline) return `${what} not shown: this assignment has no deadline, so this score counts the visible checks only.`;
   return `${what} graded after the deadline: until then this score counts the visible checks only.`;
 }
 

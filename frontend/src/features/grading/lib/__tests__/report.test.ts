@@ -5,7 +5,7 @@ import {
 } from "../report";
 
 const submission = (over: Partial<Submission> = {}): Submission => ({
-  id: 1, assignment: "chord", assignment_title: "Chord", course: 1, student: "student", created_at: "2026-03-01T10:00:00Z", sha256: "ab",
+  id: 1, assignment: "chord", assignment_title: "Chord", course: 1, student: "student", created_at: "2026-03-01T10:00:00Z", deadline: null, sha256: "ab",
   status: "graded", attempt: 1, score: 72.5, late_days: 0, penalty_percent: 0, final_score: 72.5,
   hidden_withheld: 0, graded_at: "2026-03-01T10:01:00Z", error: "", ...over,
 });
@@ -42,9 +42,16 @@ describe("scores", () => {
 
 describe("report notes", () => {
   it("says why hidden checks are left out before the deadline", () => {
-    expect(withheldNote(0)).toBeNull();
-    expect(withheldNote(1)).toBe("1 hidden check is graded after the deadline: until then this score counts the visible checks only.");
-    expect(withheldNote(2)).toMatch(/^2 hidden checks are/);
+    const deadline = "2026-04-01T12:00:00Z";
+    expect(withheldNote(0, deadline)).toBeNull();
+    expect(withheldNote(1, deadline)).toBe("1 hidden check is graded after the deadline: until then this score counts the visible checks only.");
+    expect(withheldNote(2, deadline)).toMatch(/^2 hidden checks are/);
+  });
+
+  it("speaks of no deadline when the assignment has none", () => {
+    expect(withheldNote(0, null)).toBeNull();
+    expect(withheldNote(1, null)).toBe("1 hidden check is not shown: this assignment has no deadline, so this score counts the visible checks only.");
+    expect(withheldNote(2, null)).not.toContain("after the deadline");
   });
 
   it("counts the checks passed", () => {
