@@ -2,7 +2,7 @@
 MESSAGES messages (half requests, half replies: calls matched to their serves), opened in the
 job page as a student would.
 
-`.venv/bin/python bench/trace_diagram.py [--nodes 200] [--messages 50000] [--port 8781]`
+`.venv/bin/python bench/trace_diagram.py [--nodes 200] [--messages 50000] [--port 8791]`
 starts its own stack (as tests do: PostgreSQL and Redis from DATABASE_URL / REDIS_URL, or
 var/bench/), writes the synthetic trace straight into the job's tables (the diagram reads the
 trace API, whatever wrote the rows), then prints:
@@ -92,7 +92,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--nodes", type=int, default=200)
     p.add_argument("--messages", type=int, default=50_000)
-    p.add_argument("--port", type=int, default=8781)
+    p.add_argument("--port", type=int, default=8791)
     args = p.parse_args()
 
     from playwright.sync_api import sync_playwright
@@ -101,7 +101,7 @@ def main() -> None:
     from stack_helpers import running_stack
 
     with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
-            running_stack(Path(tmp), args.port, "splaylab_bench_trace", 11, daemons=0, print_logs=False) as s:
+            running_stack(Path(tmp), args.port, "splaylab_bench_trace", 14, daemons=0, print_logs=False) as s:
         out = s.manage("shell", "-c", SEED_JOB.format(nodes=args.nodes, calls=args.messages // 2))
         job_id = int(str(out).split("JOB", 1)[1].split()[0])
         with sync_playwright() as pw:
