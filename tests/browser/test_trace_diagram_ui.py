@@ -97,3 +97,41 @@ def test_the_diagram_follows_one_lookup_of_a_64_node_chord_simulation(page: Page
     page.mouse.wheel(0, -400)
     expect(window).not_to_have_text(before)
     assert span(window.inner_text()) < span(before)
+
+
+ERRING = """require "splay.base"
+rpc = require "splay.rpc"
+function ping() return "pong" end
+events.run(function()
+  rpc.server(job.me.port)
+  for i = 1, 8 do
+    events.sleep(0.5)
+    rpc.call(job.nodes[job.position % #job.nodes + 1], {"ping"})
+  end
+  if job.position == 2 then error("node two gives up at 4 s") end
+end)
+"""
+
+
+def test_jump_to_an_error_of_a_simulated_run_centres_the_window_on_it(page: Page, stack) -> None:
+    job = stack.api("POST", "/api/jobs/", {"code": ERRING, "nodes": 3, "duration": 10, "mode": "sim",
+                                           "network": {"net": "const:20ms"}})
+    stack.wait_job(job["id"], {"ENDED", "FAILED"}, timeout=60)
+    login(page)
+    page.goto(f"/jobs/{job['id']}")
+    page.get_by_test_id("trace-open").click()
+    errors = page.get_by_test_id("trace-error-select")
+    # the prompt and the one error (its traceback lines are not errors of their own)
+    expect(errors.locator("option")).to_have_count(2)
+    expect(errors.locator("option").nth(1)).to_contain_text("node 2 · ")
+    expect(errors.locator("option").nth(1)).to_contain_text("node two gives up at 4 s")
+    errors.select_option("0")
+    window = page.get_by_test_id("trace-window")
+    low, high = (float(x) for x in re.findall(r"-?[\d.]+", window.inner_text())[:2])
+    # centred on the virtual instant the error was logged (after 8 rounds of 0.5 s and a round trip)
+    start = stack.api("GET", f"/api/jobs/{job['id']}/trace/?limit=1")["start"]
+    [line] = [ln for ln in stack.api("GET", f"/api/jobs/{job['id']}/logs/?level=error")["lines"] if "gives up" in ln["text"]]
+    at = line["t"] - start
+    assert 4.0 < at < 5.0
+    assert low < at < high and high - low <= 2.0 and abs((low + high) / 2 - at) < 0.01, (low, high, at)
+    assert float(page.get_by_test_id("trace-canvas").get_attribute("data-drawn")) > 0

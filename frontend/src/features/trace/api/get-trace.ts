@@ -36,7 +36,14 @@ export async function getJobTrace(jobId: number, signal?: AbortSignal): Promise<
     after = page.next_after;
   }
   const logs = await api.get<LogPage>(`/api/jobs/${jobId}/logs/`, { params: { level: "error", limit: ERROR_LINES }, signal });
-  const errors = logs.lines.map((l) => ({ t: l.t - start, node: l.node, text: l.text }));
+  // one entry per error: a raised error's traceback lines share its node and instant
+  const errors: JobTrace["errors"] = [];
+  for (const l of logs.lines) {
+    const last = errors[errors.length - 1];
+    const t = l.t - start;
+    if (last && last.node === l.node && Math.abs(last.t - t) < 1e-3) continue;
+    errors.push({ t, node: l.node, text: l.text });
+  }
   return { start, rows, errors };
 }
 
