@@ -42,7 +42,8 @@ export function ReportRuns({ runs, setupPath }: ReportRunsProps) {
                 ))}
               </td>
               <td>
-                <Link to={setupPath(run)} data-testid="run-grader-setup" title="Open the editor with this run's settings in the run bar">
+                <Link to={setupPath(run)} data-testid="run-grader-setup" aria-label={`Run the grader's setup of run ${run.name}`}
+                  title="Open the editor with this run's settings in the run bar">
                   Run the grader's setup
                 </Link>
               </td>
