@@ -12,6 +12,8 @@ interface ChurnFieldsProps {
   /** The student's own scenario (shown when OWN_SCENARIO is chosen). */
   ownText: string;
   onOwnText: (text: string) => void;
+  /** Why Run did not send the own text (empty, too large); null when it can be sent. */
+  ownProblem?: string | null;
   keepPopulation: boolean;
   onKeepPopulation: (keep: boolean) => void;
   /** Why keep population cannot be chosen (e.g. a simulated run): shown as its title, and the
@@ -21,7 +23,7 @@ interface ChurnFieldsProps {
 
 /** The run bar's churn: a library scenario or one's own text (docs/churn.md), and the
  * keep-population mode. */
-export function ChurnFields({ scenarioId, onScenarioId, ownText, onOwnText, keepPopulation, onKeepPopulation,
+export function ChurnFields({ scenarioId, onScenarioId, ownText, onOwnText, ownProblem = null, keepPopulation, onKeepPopulation,
   keepPopulationBlocked = null }: ChurnFieldsProps) {
   const scenarios = useScenarioChoices();
   return (
@@ -39,7 +41,7 @@ export function ChurnFields({ scenarioId, onScenarioId, ownText, onOwnText, keep
           disabled={keepPopulationBlocked !== null}
           title={keepPopulationBlocked ?? undefined} onChange={(e) => onKeepPopulation(e.target.checked)} /> keep population
       </label>
-      {scenarioId === OWN_SCENARIO && <OwnChurnEditor text={ownText} onText={onOwnText} />}
+      {scenarioId === OWN_SCENARIO && <OwnChurnEditor text={ownText} onText={onOwnText} problem={ownProblem} />}
     </>
   );
 }

@@ -7,6 +7,8 @@ import "./own-churn.css";
 interface OwnChurnEditorProps {
   text: string;
   onText: (text: string) => void;
+  /** Why Run did not send the text (e.g. empty), null when it can be sent. */
+  problem?: string | null;
 }
 
 const EXAMPLE = "at 0s join 10\nfrom 10s to 40s const churn 20%\nat 60s stop";
@@ -14,14 +16,16 @@ const EXAMPLE = "at 0s join 10\nfrom 10s to 40s const churn 20%\nat 60s stop";
 /** The run bar's "my own scenario…": a churn text (docs/churn.md) checked as it is typed,
  * its errors by line or what it will run ("12 nodes, ends at 45 s"). Run sends it as
  * `churn`; it is not saved to the library. */
-export function OwnChurnEditor({ text, onText }: OwnChurnEditorProps) {
+export function OwnChurnEditor({ text, onText, problem = null }: OwnChurnEditorProps) {
   const check = useOwnChurnCheck(text);
   const tooLarge = churnBytes(text) > MAX_CHURN_BYTES;
+  // one row a line, 4 to 12: the whole of a small scenario is in view
+  const rows = Math.min(12, Math.max(4, text.split("\n").length));
   const stale = check.errors.length > 0 || check.failure !== null;
   return (
     <div className="run-own-churn" data-testid="run-own-churn">
       <label htmlFor="run-own-churn-text">Your churn scenario</label>
-      <textarea id="run-own-churn-text" data-testid="run-own-churn-text" rows={4} spellCheck={false}
+      <textarea id="run-own-churn-text" data-testid="run-own-churn-text" rows={rows} spellCheck={false}
         placeholder={EXAMPLE} value={text} onChange={(e) => onText(e.target.value)}
         aria-describedby="run-own-churn-help run-own-churn-status" aria-invalid={check.errors.length > 0 || tooLarge} />
       <p id="run-own-churn-help" className="muted run-own-churn-help">
@@ -29,7 +33,8 @@ export function OwnChurnEditor({ text, onText }: OwnChurnEditorProps) {
         at most 1 MB. Checked as you type; it runs with your job and is not saved to the library.
       </p>
       <div id="run-own-churn-status" className="run-own-churn-status" aria-live="polite" aria-busy={check.pending}>
-        {tooLarge && <p className="error-text">The scenario is larger than 1 MB.</p>}
+        {problem && <p className="error-text" role="alert" data-testid="run-own-churn-problem">{problem}</p>}
+        {tooLarge && !problem && <p className="error-text">The scenario is larger than 1 MB.</p>}
         {check.failure !== null && <ErrorMessage error={check.failure} title="Cannot check the scenario." />}
         {check.errors.length > 0 && (
           <ul className="error-text" data-testid="run-own-churn-errors">

@@ -33,7 +33,7 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
   const [netFile, setNetFile] = useState<{ name: string; text: string } | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
   const [asymmetric, setAsymmetric] = useState(false);
-  const { scenarioId, setScenarioId, ownChurn, setOwnChurn, churnProblem } = useChurnChoice();
+  const { scenarioId, setScenarioId, ownChurn, setOwnChurn, ownProblem, churnReady } = useChurnChoice();
   const [keepPopulation, setKeepPopulation] = useState(false);
   const [mode, setMode] = useState<RunMode>(start.mode);
   const [seed, setSeed] = useState(start.seed);
@@ -54,8 +54,8 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
       return;
     }
     const run = modeChoice(runMode, seed, nodes);
-    setModeError(typeof run === "string" ? run : churnProblem);
-    if (typeof run === "string" || churnProblem) return;
+    setModeError(typeof run === "string" ? run : null);
+    if (typeof run === "string" || !churnReady()) return;
     setPreparing(true);
     await beforeRun?.().catch(() => undefined);
     setPreparing(false);
@@ -129,7 +129,7 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
       <input id="run-loss" data-testid="run-loss" size={5} placeholder="0%" value={loss}
         onChange={(e) => setLoss(e.target.value)} />
       </span>
-      <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario} ownText={ownChurn} onOwnText={setOwnChurn}
+      <ChurnFields scenarioId={scenarioId} onScenarioId={chooseScenario} ownText={ownChurn} onOwnText={setOwnChurn} ownProblem={ownProblem}
         keepPopulation={keepPopulation} onKeepPopulation={setKeepPopulation} keepPopulationBlocked={keepPopulationBlocked(mode)} />
       {harnessOf && (
         <label className="run-field" title={mode === "sim" ? `The harness of ${harnessOf.title} runs with your code: its operations (say, each lookup) can be followed in the job's message diagram` : "Simulated runs only"}>
