@@ -169,6 +169,9 @@ def stop_services(var: Path) -> None:
 
 def main(argv: list[str]) -> None:
     """`python services.py start|stop VAR [PG_PORT REDIS_PORT]`; start prints shell exports."""
+    if len(argv) not in (2, 4) or argv[0] not in ("start", "stop"):
+        raise SystemExit("usage: services.py start|stop VAR [PG_PORT REDIS_PORT]"
+                         + (f" (not {argv[0]!r})" if argv and argv[0] not in ("start", "stop") else ""))
     action, var = argv[0], Path(argv[1]).resolve()
     ports = ServicePorts(int(argv[2]), int(argv[3])) if len(argv) > 3 else ServicePorts()
     if action == "stop":
