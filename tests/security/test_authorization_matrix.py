@@ -231,9 +231,13 @@ CASES: list[Case] = [
     Case("job-list", "post", "/api/jobs/", everyone(201),
          lambda w, actor: {"code": HELLO, "mode": "sim", "nodes": 2, "duration": 5}),
     Case("job-detail", "get", JOB, owner_and_staff(200)),
+    Case("job-detail", "patch", JOB, {**owner_and_staff(200), TA: 403, INSTRUCTOR: 403},  # only the owner names it
+         lambda w, actor: {"name": "renamed"}),
+    Case("job-rerun", "post", JOB + "rerun/", owner_and_staff(201)),   # a new job of whoever asks
     Case("job-stop", "post", JOB + "stop/", owner_and_staff(200)),
     Case("job-churn", "get", JOB + "churn/", owner_and_staff(200)),
     Case("job-logs", "get", JOB + "logs/", owner_and_staff(200)),
+    Case("job-logs-download", "get", JOB + "logs/download/", owner_and_staff(200)),
     Case("job-metrics", "get", JOB + "metrics/", owner_and_staff(200)),
     Case("job-metric-chunks", "get", JOB + "metrics/chunks/", owner_and_staff(200)),
     Case("job-trace", "get", JOB + "trace/", owner_and_staff(200)),
