@@ -22,8 +22,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "backend"), str(ROOT / "tests")]
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PREFIXES = ["events", "rpc", "misc", "log", "job"]
 
 def api_names() -> set[str]:
@@ -56,6 +54,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     from cli import services
+    from browser_session import student_page
     from stack_helpers import running_stack
 
     times: list[float] = []
@@ -63,13 +62,7 @@ def main() -> None:
     with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
             running_stack(Path(tmp), args.port, "splaylab_bench_completion", 15, daemons=0, print_logs=False) as s:
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=s.url).new_page()
-            page.set_default_timeout(30_000)
-            page.goto("/login")
-            page.get_by_test_id("login-username").fill("student")
-            page.get_by_test_id("login-password").fill("student-demo")
-            page.get_by_test_id("login-submit").click()
+            page = student_page(pw, s.url, 1280, 800, 30_000)
             editor = page.get_by_test_id("editor").locator(".monaco-editor").first
             editor.wait_for()
             editor.click()
@@ -100,7 +93,7 @@ def main() -> None:
                     times.append(took)
                 page.keyboard.press("Escape")
                 rows.first.wait_for(state="hidden", timeout=5000)
-            browser.close()
+            page.context.browser.close()
     if not times:
         print(f"no completion list seen: {missed}")
         return

@@ -25,8 +25,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "backend"), str(ROOT / "tests")]
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 # Run in the stack's `manage.py shell`: one ENDED simulated job of the student's, with CALLS
 # calls (each a call row on the caller and a serve row on the callee) spread over 300 s.
@@ -98,6 +96,7 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     from cli import services
+    from browser_session import student_page
     from stack_helpers import running_stack
 
     with services.borrowed(), tempfile.TemporaryDirectory() as tmp, \
@@ -105,14 +104,7 @@ def main() -> None:
         out = s.manage("shell", "-c", SEED_JOB.format(nodes=args.nodes, calls=args.messages // 2))
         job_id = int(str(out).split("JOB", 1)[1].split()[0])
         with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            page = browser.new_context(viewport={"width": 1440, "height": 1000}, base_url=s.url).new_page()
-            page.set_default_timeout(60_000)
-            page.goto("/login")
-            page.get_by_test_id("login-username").fill("student")
-            page.get_by_test_id("login-password").fill("student-demo")
-            page.get_by_test_id("login-submit").click()
-            page.get_by_test_id("editor").wait_for()
+            page = student_page(pw, s.url, 1440, 1000, 60_000)
             page.goto(f"/jobs/{job_id}")
             page.get_by_test_id("trace-open").wait_for()
             started = time.perf_counter()
@@ -124,7 +116,7 @@ def main() -> None:
             drawn = canvas.get_attribute("data-drawn")
             summary = page.get_by_test_id("trace-summary").inner_text()
             scroll = page.evaluate(SCROLL, 3000)
-            browser.close()
+            page.context.browser.close()
     print(f"trace diagram: {summary}")
     print(f"  open (click -> first frame)   {opened * 1000:8.0f} ms   (goal <= 2,000 ms)")
     print(f"  draw, whole run in view       {draw_ms:8.1f} ms   ({drawn} arrows)")

@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from stack_helpers import STACK_PORT, RunningStack, running_stack
+from stack_helpers import CHROMIUM_ARGS, STACK_PORT, RunningStack, running_stack
 
 
 @pytest.fixture(scope="session")
@@ -15,8 +15,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningStack]:
         yield s
 
 
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,9 @@ sys.path.insert(0, str(ROOT / "backend"))
 from cli import stack as stack_mod  # noqa: E402
 
 STACK_PORT = 8765
+# Debian's chromium, headless, as the browser tests and the UI benchmarks start it
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 @dataclass
