@@ -9,14 +9,24 @@ describe("splaylab.misc", function()
       assert.is_true(misc.between_c(12, 10, 3))
       assert.is_true(misc.between_c(1, 10, 3))
       assert.is_false(misc.between_c(5, 10, 3))
-      assert.is_true(misc.between_c(4, 7, 7))   -- a == b: the whole ring but a
       assert.is_false(misc.between_c(7, 7, 7))
+    end)
+    it("with 3 arguments and a == b holds nothing, as SPLAY's misc.between_c", function()
+      assert.is_false(misc.between_c(4, 7, 7))
+      assert.is_false(misc.between_c(8, 7, 7))
+      -- SPLAY's pastry.lua: its leaf-set range (id - 1, id + 1) around a 128-bit id, where the
+      -- doubles are equal; an empty leaf set must not take in every key
+      local id = tonumber("0x" .. ("f"):rep(32))
+      assert.is_true(id - 1 == id + 1)
+      assert.is_false(misc.between_c(tonumber("0x" .. ("a"):rep(32)), id - 1, id + 1))
     end)
     it("with 5 arguments includes the bounds asked for (the paper's Listing 1)", function()
       assert.is_true(misc.between_c(10, 1, 10, false, true))
       assert.is_false(misc.between_c(10, 1, 10, false, false))
       assert.is_true(misc.between_c(1, 1, 10, true, false))
       assert.is_true(misc.between_c(7, 7, 7, false, true))
+      assert.is_true(misc.between_c(4, 7, 7, false, false))   -- a == b: the whole ring but a
+      assert.is_false(misc.between_c(7, 7, 7, false, false))
     end)
   end)
 

@@ -142,6 +142,10 @@ function M.build(opts)
   env.os = guard("os", env.os)
   env.debug = guard("debug", env.debug)
   env.string = guard("string", env.string)
+  -- Lua 5.1's compatibility names, on in the Lua 5.1 SPLAY ran (LUA_COMPAT_MOD, LUA_COMPAT_GFIND)
+  -- and still called by its applications (pastry-new.lua and colfeed.lua: math.mod)
+  env.math.mod = env.math.mod or math.fmod
+  rawset(env.string, "gfind", rawget(env.string, "gfind") or string.gmatch)
   env.io = guard("io", {
     write = function(...)
       for i = 1, select("#", ...) do opts.io_write(tostring((select(i, ...)))) end

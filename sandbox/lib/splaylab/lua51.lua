@@ -13,8 +13,17 @@ Escapes LuaJIT accepts keep LuaJIT's meaning, even where Lua 5.1 differed ("\x41
 The scan knows Lua's lexical structure: short strings, long strings and long/short comments
 (an escape-like sequence in a comment or a long string is never touched).
 
+Lua 5.1 (built, as SPLAY's was, with LUA_COMPAT_VARARG) also gave a vararg function that never
+names `...` in its body a local `arg`: the table {n = select("#", ...), ...} of its extra
+arguments, Lua 5.0's style. SPLAY's pastry.lua wraps rpc.a_call in `function(n, ...)` and passes
+`unpack(arg)` on; under LuaJIT `arg` is the global (nil) and every call fails. M.load gives such a
+function that local (M.vararg_arg: `local arg = {n = select("#", ...), ...};` written after its
+parameter list, on the same line), with a warning naming the line. A function that names `...`
+keeps LuaJIT's meaning (Lua 5.1 gave it a nil local `arg`; nothing relies on that).
+
 Usage: local chunk, err, warnings = require("splaylab.lua51").load(src, "app.lua", env)
   local fixed, warnings = lua51.rewrite(src, "app.lua")   -- the source LuaJIT would accept
+  local fixed, warnings = lua51.vararg_arg(src, "app.lua") -- Lua 5.0's `arg` given
 ]]
 local M = { _NAME = "splaylab.lua51", _VERSION = "0.1" }
 
@@ -117,15 +126,143 @@ function M.rewrite(src, chunkname)
   return concat(parts), warnings
 end
 
+-- Lua's tokens, enough to follow functions and blocks: yields kind, text, start, stop, line
+-- with kind "name", "...", "(", ")" or "other"; strings, comments and numbers are skipped.
+local function tokens(src)
+  local i, n, line = 1, #src, 1
+  return function()
+    while i <= n do
+      local b = byte(src, i)
+      if b == NL then
+        line = line + 1
+        i = i + 1
+      elseif b == 45 and byte(src, i + 1) == 45 then                 -- a comment
+        local stop = long_bracket_end(src, i + 2)
+        if not stop then stop = (find(src, "\n", i + 2, true) or n + 1) - 1 end
+        line = line + count_lines(src, i, stop)
+        i = stop + 1
+      elseif b == 91 and long_bracket_end(src, i) then               -- a long string
+        local stop = long_bracket_end(src, i)
+        line = line + count_lines(src, i, stop)
+        i = stop + 1
+      elseif b == 34 or b == 39 then                                  -- a short string
+        local j = i + 1
+        while j <= n do
+          local c = byte(src, j)
+          if c == b or c == NL then break end
+          if c == BACKSLASH then
+            local nxt = byte(src, j + 1)
+            if nxt == NL then line = line + 1 end
+            j = j + 2
+          else
+            j = j + 1
+          end
+        end
+        i = j + 1
+      else
+        local s, e = find(src, "^[%a_][%w_]*", i)
+        if s then
+          i = e + 1
+          return "name", sub(src, s, e), s, e, line
+        end
+        s, e = find(src, "^%d[%w_%.]*", i)                              -- a number (and its exponent)
+        if s then
+          i = e + 1
+        elseif sub(src, i, i + 2) == "..." then
+          i = i + 3
+          return "...", "...", i - 3, i - 1, line
+        elseif sub(src, i, i + 1) == ".." then
+          i = i + 2
+        elseif b == 40 or b == 41 then
+          i = i + 1
+          return b == 40 and "(" or ")", sub(src, i - 1, i - 1), i - 1, i - 1, line
+        else
+          i = i + 1
+          if b > 32 then return "other", sub(src, i - 1, i - 1), i - 1, i - 1, line end
+        end
+      end
+    end
+  end
+end
+
+local OPENS = { ["function"] = true, ["if"] = true, ["do"] = true, ["repeat"] = true }
+local CLOSES = { ["end"] = true, ["until"] = true }
+
+--- src where each vararg function that uses `arg` but never `...` gets Lua 5.1's local `arg`
+--- -> fixed source, warnings {"CHUNK:LINE: ..."}; the source as is when none does.
+function M.vararg_arg(src, chunkname)
+  chunkname = chunkname or "app.lua"
+  if not find(src, "...", 1, true) or not find(src, "%f[%w_]arg%f[^%w_]") then return src, {} end
+  -- stack of open blocks; a function's entry: {fn = true, vararg, uses_dots, uses_arg, at, line}
+  local stack, inserts, warnings = {}, {}, {}
+  local next_token = tokens(src)
+  local prev_text
+  while true do
+    local kind, text, _, _, line = next_token()
+    if not kind then break end
+    if kind == "name" and prev_text ~= "." and prev_text ~= ":" then
+      if text == "function" then
+        -- its parameter list: up to the ")" after the "(" that follows
+        local f = { fn = true, line = line }
+        local stop
+        repeat kind, text, _, stop = next_token() until not kind or kind == "("
+        while kind and kind ~= ")" do
+          if kind == "..." then f.vararg = true end
+          kind, text, _, stop = next_token()
+        end
+        f.at = stop
+        stack[#stack + 1] = f
+      elseif OPENS[text] then
+        stack[#stack + 1] = { fn = false }
+      elseif CLOSES[text] then
+        local top = stack[#stack]
+        stack[#stack] = nil
+        if top and top.fn and top.vararg and top.uses_arg and not top.uses_dots then
+          inserts[#inserts + 1] = top
+        end
+      elseif text == "arg" then
+        -- the innermost vararg function whose local it would be
+        for k = #stack, 1, -1 do
+          if stack[k].fn and stack[k].vararg then stack[k].uses_arg = true; break end
+        end
+      end
+    elseif kind == "..." then
+      for k = #stack, 1, -1 do
+        if stack[k].fn then stack[k].uses_dots = true; break end
+      end
+    end
+    prev_text = text
+  end
+  if #inserts == 0 then return src, {} end
+  table.sort(inserts, function(a, b) return a.at < b.at end)
+  local parts, from = {}, 1
+  for _, f in ipairs(inserts) do
+    parts[#parts + 1] = sub(src, from, f.at)
+    parts[#parts + 1] = ' local arg = {n = select("#", ...), ...};'
+    from = f.at + 1
+    warnings[#warnings + 1] = format("%s:%d: vararg function names `arg`, not `...`, in its body: given Lua 5.1's "
+      .. "local arg = {n = select('#', ...), ...} (Lua 5.0's style; `...` is today's)", chunkname, f.line)
+  end
+  parts[#parts + 1] = sub(src, from)
+  return concat(parts), warnings
+end
+
 --- Compile app source (text only) as Lua 5.1 read it -> chunk | nil, error, warnings.
 function M.load(src, chunkname, env)
   chunkname = chunkname or "app.lua"
   local chunk, err = load(src, "=" .. chunkname, "t", env)
-  if chunk or not find(tostring(err), "invalid escape sequence", 1, true) then
-    return chunk, err, {}
+  local warnings = {}
+  if not chunk and find(tostring(err), "invalid escape sequence", 1, true) then
+    local fixed
+    fixed, warnings = M.rewrite(src, chunkname)
+    if fixed == src then return nil, err, {} end
+    src = fixed
+    chunk, err = load(src, "=" .. chunkname, "t", env)
   end
-  local fixed, warnings = M.rewrite(src, chunkname)
-  if fixed == src then return nil, err, {} end
+  if not chunk then return nil, err, warnings end
+  local fixed, more = M.vararg_arg(src, chunkname)
+  if fixed == src then return chunk, nil, warnings end
+  for _, w in ipairs(more) do warnings[#warnings + 1] = w end
   chunk, err = load(fixed, "=" .. chunkname, "t", env)
   return chunk, err, warnings
 end

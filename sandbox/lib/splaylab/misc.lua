@@ -1,9 +1,11 @@
 --[[
 splaylab.misc - SPLAY's misc ("splay.misc" and the global `misc`): small helpers.
 
-  misc.between_c(i, a, b)                 i strictly inside the circular interval (a, b);
+  misc.between_c(i, a, b)                 SPLAY's own: i strictly inside the circular interval
+                                          (a, b); a == b is an empty interval, as SPLAY's
+                                          (pastry.lua's leaf-set range relies on it)
+  misc.between_c(i, a, b, incl_a, incl_b) the paper's 5-argument `between` (Listing 1): there
                                           a == b means the whole ring but a itself
-  misc.between_c(i, a, b, incl_a, incl_b) the paper's 5-argument `between` (Listing 1)
   misc.time()                             wall clock (seconds, float) from the platform layer
   misc.random_pick(t [, n])               one random element, or a list of n distinct ones
   misc.random_pick_one(t), misc.shuffle(t) (a shuffled copy), misc.dup(t) (deep copy),
@@ -34,6 +36,13 @@ function M.time() return platform.now() end
 M.ctime = M.time
 
 function M.between_c(i, a, b, incl_a, incl_b)
+  -- SPLAY's 3-argument between_c, to the letter: a == b holds nothing. SPLAY's pastry.lua
+  -- widens its leaf-set range by one on each side of its 128-bit id (min - 1, max + 1), which
+  -- doubles cannot tell apart: with "the whole ring" every key fell in an empty leaf set.
+  if incl_a == nil and incl_b == nil then
+    if b >= a then return i > a and i < b end
+    return i > a or i < b
+  end
   if incl_a and i == a then return true end
   if incl_b and i == b then return true end
   if a < b then return i > a and i < b end
