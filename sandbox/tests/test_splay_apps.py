@@ -1,8 +1,9 @@
 """SPLAY's own applications and libraries (issue 23, docs/splay-compat.md).
 
-apps/bt.lua, apps/chord_p.lua and apps/scribe.lua are written in the style of SPLAY's
-repository applications of those names (Lua 5.1 escapes, splay.rpcq, crypto.evp/crypto.hmac,
-splay.bits, misc.to_int/to_string, log:print, gcinfo); each runs 30 s on 8 nodes, live (a LuaJIT
+apps/bt.lua, apps/chord_p.lua, apps/scribe.lua and apps/pastry.lua are written in the style of
+SPLAY's repository applications of those names (Lua 5.1 escapes, splay.rpcq, crypto.evp/crypto.hmac,
+splay.bits, misc.to_int/to_string, log:print, gcinfo; pastry's 3-argument misc.between_c on
+128-bit ids, Lua 5.0's implicit `arg`, math.mod); each runs 30 s on 8 nodes, live (a LuaJIT
 process per node) and simulated (--sim), with no error record and with what shows its protocol
 worked. tests/apps/splay_modules.lua checks every module added for SPLAY's libraries, both ways,
 and the simulation is deterministic. apps/cyclon_ip.lua (SPLAY's cyclon.lua, peers told apart
@@ -108,6 +109,41 @@ def test_scribe_multicast_reaches_every_subscriber_with_a_valid_hmac(tmp_path: P
     for node, m in texts(records, r"^delivered (msg-\d)$"):
         delivered.setdefault(node, set()).add(m[1])
     assert delivered == {node: {f"msg-{i}" for i in range(1, 6)} for node in range(1, NODES + 1)}
+
+
+def base4(n: int) -> str:
+    digits = ""
+    while n > 0:
+        n, d = divmod(n, 4)
+        digits = str(d) + digits
+    return digits or "0"
+
+
+@MODES
+def test_pastry_routes_every_key_to_the_numerically_closest_node(tmp_path: Path, mode: str) -> None:
+    records = run(APPS / "pastry.lua", NODES, 30, tmp_path, mode)
+    assert errors(records) == []
+    ids: dict[int, str] = {}
+    for node, m in texts(records, r"^ID ([0-9a-f]{32}) prefix4 ([0-3]+)$"):
+        ids[node] = m[1]
+        assert m[2] == base4(int(m[1][:8], 16)), f"node {node}: math.mod (Lua 5.0's fmod) in dec_to_base"
+    assert len(ids) == NODES and len(set(ids.values())) == NODES
+    nums = [int(i, 16) for i in ids.values()]
+
+    def ring_distance(a: int, b: int) -> int:
+        return min(abs(a - b), 2**128 - abs(a - b))
+
+    found = texts(records, r"^lookup key=([0-9a-f]{32}) owner=(\w+)$")
+    assert len(found) == 5 * NODES
+    for _, m in found:
+        key = int(m[1], 16)
+        assert m[2] == f"{min(nums, key=lambda n: ring_distance(n, key)):032x}", f"key {m[1]}"
+    # its rpc.a_call wrapper passes Lua 5.0's implicit `arg` on: given, with a warning naming the line
+    line = next(i for i, text in enumerate((APPS / "pastry.lua").read_text().splitlines(), 1)
+                if "rpc.a_call = function(n, ...)" in text)
+    warned = {r["node"] for r in records if r["kind"] == "log" and r["level"] == "warning"
+              and r["text"].startswith(f"app.lua:{line}: vararg function names `arg`")}
+    assert warned == set(range(1, NODES + 1))
 
 
 def module_checks(records: list[dict[str, Any]]) -> dict[int, set[str]]:
