@@ -128,6 +128,8 @@ def part_env(name: str, env: dict[str, str]) -> dict[str, str]:
     forked children must not share one, settings.SPLAYLAB_DB_POOL)."""
     if name == "web":
         return {**env, "SPLAYLAB_DB_POOL": web_pool(env)}
+    if name in ("worker", "sim", "beat"):  # a persistent connection per process (settings)
+        return {"SPLAYLAB_DB_CONN_MAX_AGE": "300", **env, "SPLAYLAB_DB_POOL": "0"}
     return {**env, "SPLAYLAB_DB_POOL": "0"}
 
 

@@ -1,7 +1,7 @@
-"""ASGI guard of request bodies: Django's ASGI handler spools the whole body before any view or
-parser runs, so the cap must hold here too. A request whose Content-Length is over `max_bytes`
-is answered 413 without reading it; a chunked body is counted as it arrives and cut at
-`max_bytes` (the app sees a disconnect, the client a 413). Per-endpoint caps, smaller, are the
+"""ASGI guard of request bodies, in front of Django (splaylab/asgi.py): a body over the cap is
+refused before any of it reaches a request thread, whatever reads it there. A request whose
+Content-Length is over `max_bytes` is answered 413 without reading it; a chunked body is
+counted as it arrives and cut at `max_bytes` (the app sees a disconnect, the client a 413). Per-endpoint caps, smaller, are the
 parsers' (lib.parsers)."""
 from __future__ import annotations
 

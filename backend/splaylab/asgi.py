@@ -1,14 +1,20 @@
-"""ASGI entry: Django for http, Channels for websockets (/ws/daemon/, /ws/jobs/<id>/)."""
+"""ASGI entry: Django for http, Channels for websockets (/ws/daemon/, /ws/jobs/<id>/).
+
+HTTP requests run Django's WSGI handler in a pool of threads (a2wsgi): every view is sync, and
+Django's ASGI handler paid per request for a thread of its own and hops between the event loop
+and it (7.1 ms of CPU per API read against 4.9 ms this way, docs/decisions.md "Web tier")."""
 import os
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "splaylab.settings")
-django_asgi_app = get_asgi_application()  # sets Django up before consumers import models
+get_asgi_application()  # sets Django up before consumers import models
 
+from a2wsgi import WSGIMiddleware  # noqa: E402
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
+from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.urls import path  # noqa: E402
 
 from daemons.consumers import DaemonConsumer  # noqa: E402
@@ -27,9 +33,12 @@ websocket_urlpatterns = [
 
 web_started_record()  # daemons reconnecting now are not unreachable (daemons_mark_unreachable)
 
+# As many request threads as pooled database connections (a thread beyond would wait for one).
+django_http_app = WSGIMiddleware(get_wsgi_application(), workers=max(4, settings.SPLAYLAB_DB_POOL))
+
 application = ProtocolTypeRouter({
     # Bodies past the largest endpoint cap stop here, before Django spools them (lib.parsers).
-    "http": BodyLimitMiddleware(django_asgi_app, max(settings.SPLAYLAB_MAX_BODY_BYTES,
+    "http": BodyLimitMiddleware(django_http_app, max(settings.SPLAYLAB_MAX_BODY_BYTES,
                                                      settings.SPLAYLAB_MAX_UPLOAD_BYTES)),
     "websocket": AuthMiddlewareStack(URLRouter(websocket_urlpatterns)),
 })

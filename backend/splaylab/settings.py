@@ -164,12 +164,16 @@ TEMPLATES = [
 # Database connections (docs/decisions.md, "Web tier"): SPLAYLAB_DB_POOL > 0 gives each process a
 # psycopg pool of at most that many connections, reused across requests (a new PostgreSQL
 # connection per request costs several ms and a backend process). The web processes of the
-# stack get one (cli/stack.py); Celery, manage.py and tests keep a connection per use (0):
-# forked Celery children must not share a parent's pool.
+# stack get one (cli/stack.py); forked Celery children must not share a parent's pool, so they
+# keep one persistent connection each instead: SPLAYLAB_DB_CONN_MAX_AGE seconds (the stack
+# gives them 300; a connection per task forked a PostgreSQL backend for every job scheduled).
+# manage.py and tests keep a connection per use (0).
 SPLAYLAB_DB_POOL = int(os.environ.get("SPLAYLAB_DB_POOL", "0"))
-# Health checks: a pooled connection is checked (an empty query) when taken, so a restarted
-# PostgreSQL costs no request a 500 (issue 20: PostgreSQL restarted mid-job).
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
+SPLAYLAB_DB_CONN_MAX_AGE = int(os.environ.get("SPLAYLAB_DB_CONN_MAX_AGE", "0"))
+# Health checks: a pooled or persistent connection is checked (an empty query) before it is
+# reused, so a restarted PostgreSQL costs no request a 500 (issue 20: PostgreSQL restarted mid-job).
+DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0 if SPLAYLAB_DB_POOL > 0 else SPLAYLAB_DB_CONN_MAX_AGE,
+                                              conn_health_checks=True)}
 if SPLAYLAB_DB_POOL > 0:
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
         "min_size": min(2, SPLAYLAB_DB_POOL), "max_size": SPLAYLAB_DB_POOL, "timeout": 30}
