@@ -34,7 +34,7 @@ from logs.frames import UNREACHABLE
 from logs.publisher import log_lines_publish, metric_chunks_publish
 
 from .commands import daemon_group
-from .frames import frame_unstorable_record, hello_accept, instance_frame_apply, log_frame_ingest
+from .frames import frame_unstorable_record, hello_accept, instance_frame_apply, log_frame_ingest, logs_frame_ingest
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
 from .services import (
     Contact,
@@ -140,7 +140,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
                 await self.unavailable("hello", exc)
             return
         kind = content.get("type")
-        handler = {"heartbeat": self.on_heartbeat, "reply": self.on_reply, "log": self.on_log,
+        handler = {"heartbeat": self.on_heartbeat, "reply": self.on_reply, "log": self.on_log, "logs": self.on_logs,
                    "instance": self.on_instance, "availability": self.on_availability,
                    }.get(kind if isinstance(kind, str) else "")
         number = content.get("o")
@@ -182,14 +182,18 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         logger.exception("daemon %s: %s frame %s cannot be stored; acked, recorded on its nodes",
                          self.daemon_name, content.get("type"), content.get("o"))
         why = f"{type(exc).__name__}: {str(exc)[:300]}"
-        try:
-            notes = await database_sync_to_async(frame_unstorable_record, **OFF_THREAD)(
-                daemon_id=self.daemon_id, content=content, error=why)
-            job = content.get("job")
-            if notes and isinstance(job, int):
-                await log_lines_publish(job, notes)
-        except Exception:  # noqa: BLE001 - the frame stays acked: the journal must move on
-            logger.exception("daemon %s: recording an unstorable frame failed too", self.daemon_name)
+        # a `logs` frame: each of its batches as the `log` frame it stands for
+        parts = ([{**b, "type": "log"} for b in content.get("batches") or () if isinstance(b, dict)]
+                 if content.get("type") == "logs" else [content])
+        for part in parts:
+            try:
+                notes = await database_sync_to_async(frame_unstorable_record, **OFF_THREAD)(
+                    daemon_id=self.daemon_id, content=part, error=why)
+                job = part.get("job")
+                if notes and isinstance(job, int):
+                    await log_lines_publish(job, notes)
+            except Exception:  # noqa: BLE001 - the frame stays acked: the journal must move on
+                logger.exception("daemon %s: recording an unstorable frame failed too", self.daemon_name)
 
     async def judge_unlisted(self) -> None:
         """The replay the hello announced is applied: what it did not end is LOST."""
@@ -294,6 +298,20 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         with contextlib.suppress(RedisError, OSError):
             await metric_chunks_publish(job_id, stored.chunks)
             await log_lines_publish(job_id, stored.lines)
+
+    async def on_logs(self, content: dict[str, Any]) -> None:
+        """A tick's lines of several jobs: stored in one hop to a thread, published per job."""
+        batches = content.get("batches")
+        if not isinstance(batches, list) or not batches:
+            return
+        done = await database_sync_to_async(logs_frame_ingest, **OFF_THREAD)(
+            daemon_id=self.daemon_id, batches=batches, nodes_of=self.nodes)
+        for batch in done:
+            if batch.nodes:
+                self.nodes[batch.job_id] = batch.nodes
+            with contextlib.suppress(RedisError, OSError):  # best effort, as on_log
+                await metric_chunks_publish(batch.job_id, batch.stored.chunks)
+                await log_lines_publish(batch.job_id, batch.stored.lines or batch.notes)
 
     async def on_instance(self, content: dict[str, Any]) -> None:
         await database_sync_to_async(instance_frame_apply)(daemon_id=self.daemon_id, content=content)

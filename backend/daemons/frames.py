@@ -4,6 +4,9 @@ thread once per frame (docs/architecture.md, "Daemon ⇄ controller protocol").
 hello: authenticate the key, decide the address (daemons.addresses), open or resume the
 session (services.daemon_hello) and read the blacklist for `welcome`.
 log: the job's nodes this daemon may write for, then logs.frames.frame_ingest.
+logs (a tick's lines of several jobs, one batch per job): the same per batch, in one call, each
+batch in its own transaction; a batch that cannot be stored is recorded as below and the others
+are kept.
 instance: jobs.services.instance_update with the frame's fields checked.
 A frame that cannot be stored anyway: frame_unstorable_record writes, for each node it names,
 an error line saying why (at the seq of that node's first line in the frame, which was not
@@ -18,7 +21,7 @@ from typing import Any
 
 from jobs.models import JobInstance
 from jobs.services import instance_update
-from logs.frames import FrameStored, frame_ingest
+from logs.frames import UNREACHABLE, FrameStored, frame_ingest
 from logs.payloads import LogLineDict
 from logs.services import INT_MAX, log_lines_ingest
 from logs.text import storable_text
@@ -65,6 +68,38 @@ def log_frame_ingest(*, daemon_id: int, job_id: int, nodes: set[int] | None,
     if not nodes:
         nodes = job_nodes(daemon_id, job_id)
     return nodes, frame_ingest(job_id=job_id, nodes=nodes, raw_lines=lines)
+
+
+@dataclass
+class BatchStored:
+    job_id: int
+    nodes: set[int] = field(default_factory=set)  # the consumer's cache, refreshed
+    stored: FrameStored = field(default_factory=FrameStored)
+    notes: list[LogLineDict] = field(default_factory=list)  # the batch was unstorable: why, per node
+
+
+def logs_frame_ingest(*, daemon_id: int, batches: list[Any],
+                      nodes_of: dict[int, set[int]]) -> list[BatchStored]:
+    """A `logs` frame: each {job, lines} batch as a `log` frame would be (UNREACHABLE still
+    propagates: the frame is then not acked and comes again)."""
+    out: list[BatchStored] = []
+    for batch in batches:
+        job_id = _int(batch.get("job")) if isinstance(batch, dict) else None
+        lines = batch.get("lines") if isinstance(batch, dict) else None
+        if job_id is None or not isinstance(lines, list) or not lines:
+            continue
+        try:
+            nodes, stored = log_frame_ingest(daemon_id=daemon_id, job_id=job_id, nodes=nodes_of.get(job_id), lines=lines)
+            out.append(BatchStored(job_id, nodes, stored))
+        except UNREACHABLE:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one job's batch must not cost the others theirs
+            logger.exception("daemon %s: job %s's batch of a logs frame cannot be stored; recorded on its nodes",
+                             daemon_id, job_id)
+            notes = frame_unstorable_record(daemon_id=daemon_id, content={"type": "log", "job": job_id, "lines": lines},
+                                            error=f"{type(exc).__name__}: {str(exc)[:300]}")
+            out.append(BatchStored(job_id, notes=notes))
+    return out
 
 
 def _int(value: Any) -> int | None:

@@ -11,7 +11,10 @@ the controller can skip what it already has.
 
 Log lines are batched per job and journaled every tick (0.1 s, by the server), at 200
 lines or at 1 MB of text; a job's pending lines are always journaled before one of its `instance` frames, so the
-controller has every line of an instance when it learns that it ended. When the journal grows
+controller has every line of an instance when it learns that it ended. A tick journals every
+job's pending lines as one frame: `log` when one job has lines, else `logs` with a batch per job
+(a class of 100 jobs printing once a second made 200 one-line frames a second, each a database
+transaction on the controller). When the journal grows
 past `max_bytes` (a very long outage, a log flood) its oldest segment is dropped: its log lines
 are counted in `dropped_lines` and leave a gap in `seq`; its `instance` frames are journaled
 again (renumbered), never dropped. The frames not yet sent are also kept in memory (`tail`, at
@@ -32,6 +35,16 @@ from typing import Any
 logger = logging.getLogger("splayd")
 
 Message = dict[str, Any]
+LOG_FRAMES = ("log", "logs")
+
+
+def log_batches(msg: Message) -> list[Message]:
+    """The {job, lines} batches a frame carries: one for `log`, several for `logs`."""
+    if msg.get("type") == "log":
+        return [msg]
+    if msg.get("type") == "logs":
+        return list(msg.get("batches") or ())
+    return []
 BATCH_LINES = 200
 BATCH_BYTES = 1024 * 1024  # a batch is sent once its text reaches this: frames stay far below
 # the websocket's 16 MB, whatever the line cap (JSON may escape a byte as six characters)
@@ -117,12 +130,12 @@ class Journal:
         seg = self.segments.pop(0)
         frames = list(self._read(seg.path))
         seg.path.unlink(missing_ok=True)
-        lines = sum(len(m.get("lines") or ()) for m in frames if m.get("type") == "log")
+        lines = sum(len(b.get("lines") or ()) for m in frames for b in log_batches(m))
         self.dropped_lines += lines
         logger.warning("outbox journal over %d MB: dropped %d log lines (frames %d-%d)",
                        self.max_bytes // (1024 * 1024), lines, seg.first, seg.last)
         for m in frames:  # instance states are never dropped
-            if m.get("type") != "log":
+            if m.get("type") not in LOG_FRAMES:
                 self.append({k: v for k, v in m.items() if k != "o"})
 
     def read_from(self, o: int) -> Iterator[Message]:
@@ -194,8 +207,16 @@ class Outbox:
             self._append({"type": "log", "job": job, "lines": lines})
 
     def flush_logs(self) -> None:
-        for job in list(self._batches):
-            self.flush_job(job)
+        """Every job's pending lines, as one frame (see the module's docstring)."""
+        if len(self._batches) <= 1:
+            for job in list(self._batches):
+                self.flush_job(job)
+            return
+        batches = [{"job": job, "lines": lines} for job, lines in self._batches.items() if lines]
+        self._batches.clear()
+        self._batch_bytes.clear()
+        if batches:
+            self._append({"type": "logs", "batches": batches})
 
     def discard(self, msg_type: str) -> None:
         self.urgent = deque(m for m in self.urgent if m.get("type") != msg_type)

@@ -10,7 +10,7 @@ from typing import Any
 
 from splayd.config import DEFAULT_SANDBOX_DIR
 from splayd.instances import Instance, Limits
-from splayd.outbox import Outbox
+from splayd.outbox import Outbox, log_batches
 
 LUAJIT = shutil.which("luajit") or "luajit"
 MB = 2**20
@@ -42,7 +42,7 @@ async def run_node(
         inst.kill("ENDED", "duration of 1 s reached")
     await asyncio.wait_for(inst.done.wait(), timeout)
     outbox.flush_logs()
-    lines = [line for m in outbox.tail if m["type"] == "log" for line in m["lines"]]
+    lines = [line for f in outbox.tail for m in log_batches(f) for line in m["lines"]]
     states = [m for m in outbox.tail if m["type"] == "instance"]
     return inst, lines, states
 
@@ -147,4 +147,4 @@ async def test_the_node_runs_with_rlimits_a_minimal_env_and_its_own_session(tmp_
     assert sorted(fds) == [0, 1, 2, 3] and fds[3] == "anon_inode:[signalfd]", fds
     assert inst.state == "ENDED"
     outbox.flush_logs()
-    assert [ln["text"] for m in outbox.tail if m["type"] == "log" for ln in m["lines"]] == ["nil"]
+    assert [ln["text"] for f in outbox.tail for m in log_batches(f) for ln in m["lines"]] == ["nil"]

@@ -1,7 +1,7 @@
 """Outbox: ordering, batching and bounds of messages waiting for the controller."""
 from __future__ import annotations
 
-from splayd.outbox import Outbox
+from splayd.outbox import Outbox, log_batches
 
 
 def line(node: int, seq: int) -> dict:
@@ -21,6 +21,36 @@ def test_replies_go_before_logs_and_logs_before_the_instance_end() -> None:
     box.instance({"type": "instance", "job": 7, "node": 1, "state": "ENDED"})
     box.reply({"type": "reply", "ref": "r", "ok": True})
     assert [m["type"] for m in drain(box)] == ["reply", "log", "instance"]
+
+
+def test_a_tick_journals_every_jobs_lines_as_one_frame() -> None:
+    box = Outbox()
+    for job in (3, 4, 5):
+        box.log_line(job, line(1, 1))
+        box.log_line(job, line(2, 1))
+    box.flush_logs()
+    frames = drain(box)
+    assert [m["type"] for m in frames] == ["logs"]
+    batches = log_batches(frames[0])
+    assert [(b["job"], [ln["node"] for ln in b["lines"]]) for b in batches] == [(3, [1, 2]), (4, [1, 2]), (5, [1, 2])]
+    # one job alone keeps the one-job frame
+    box.log_line(3, line(1, 2))
+    box.flush_logs()
+    assert [(m["type"], m["job"]) for m in drain(box)] == [("log", 3)]
+
+
+def test_a_multi_job_frame_is_dropped_with_its_lines_counted_and_never_an_instance_state() -> None:
+    box = Outbox(max_bytes=20_000, segment_bytes=4_000)
+    box.instance({"type": "instance", "job": 7, "node": 1, "state": "RUNNING"})
+    for s in range(1, 501):
+        box.log_line(7, line(1, s))
+        box.log_line(8, line(1, s))
+        if s % 10 == 0:
+            box.flush_logs()
+    msgs = drain(box)
+    assert [m["type"] for m in msgs].count("instance") == 1
+    kept = sum(len(b["lines"]) for m in msgs for b in log_batches(m))
+    assert box.dropped_lines > 0 and kept + box.dropped_lines == 1000
 
 
 def test_a_batch_is_sent_at_200_lines() -> None:

@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
 from splayd.config import Config, config_from_dict
+from splayd.outbox import log_batches
 from splayd.server import Server
 
 Message = dict[str, Any]
@@ -143,7 +144,8 @@ class FakeController:
     def lines(self, job: int, node: int | None = None) -> list[Message]:
         return [
             line
-            for m in self.of_type("log")
+            for frame in self.messages
+            for m in log_batches(frame)
             if m["job"] == job
             for line in m["lines"]
             if node is None or line["node"] == node

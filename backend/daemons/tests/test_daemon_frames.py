@@ -88,6 +88,40 @@ async def test_a_frame_that_cannot_be_stored_is_acked_and_recorded_on_its_nodes(
     await splayd.close()
 
 
+async def test_a_logs_frame_stores_each_jobs_batch_once_and_one_unstorable_batch_costs_no_other(student, monkeypatch) -> None:
+    """A tick's lines of several jobs come as one `logs` frame (splayd.outbox): every job's
+    lines stored, a resent frame adds nothing, and a batch that cannot be stored (a mock, as in
+    the test above) is recorded on its nodes while the other jobs' batches are kept."""
+    daemon, key, job, _ = await _running_job(student)
+    other = await db(job_make)(student, state=Job.State.RUNNING, nodes=1)
+    await db(instance_make)(other, 1, daemon)
+    real_ingest = frames.frame_ingest
+
+    def broken_ingest(**kwargs):
+        if any("poison" in str(ln.get("text")) for ln in kwargs["raw_lines"]):
+            raise ValueError("cannot adapt this value")
+        return real_ingest(**kwargs)
+
+    monkeypatch.setattr(frames, "frame_ingest", broken_ingest)
+    listed = [{"job": j.id, "node": 1, "state": "RUNNING"} for j in (job, other)]
+    splayd = FakeSplayd(key, session="s-1", instances=listed)
+    await splayd.connect()
+    frame = {"type": "logs", "o": 1, "batches": [{"job": job.id, "lines": [_line(1, "a"), _line(2, "b")]},
+                                                 {"job": other.id, "lines": [_line(1, "c")]}]}
+    await splayd.send(frame)
+    await splayd.send(frame)  # resent after a reconnection: skipped
+    await splayd.send({"type": "logs", "o": 2, "batches": [{"job": job.id, "lines": [_line(3, "poison")]},
+                                                          {"job": other.id, "lines": [_line(2, "d")]}]})
+    assert await _acked(splayd) == 2
+    texts = await db(lambda: {j.id: list(LogLine.objects.filter(job=j).order_by("seq").values_list("level", "text"))
+                              for j in (job, other)})()
+    assert texts[other.id] == [("print", "c"), ("print", "d")]
+    assert texts[job.id] == [("print", "a"), ("print", "b"),
+                             ("error", "the controller could not store 1 line of this node (seq 3-3): "
+                                       "ValueError: cannot adapt this value")]
+    await splayd.close()
+
+
 async def test_an_instance_reason_with_nul_ends_the_instance(student) -> None:
     daemon, key, job, [inst] = await _running_job(student)
     splayd = FakeSplayd(key, session="s-1", instances=[{"job": job.id, "node": 1, "state": "RUNNING"}])
