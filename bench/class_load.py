@@ -7,7 +7,9 @@ var/bench/ (or DATABASE_URL / REDIS_URL), creates N student accounts, then each 
 
 - logs in as the browser does (session + CSRF) and fetches its API token (`login`, during a
   ramp-up before the measured window: each is one password hash, by design slow);
-- opens one websocket on its first job's live view (/ws/jobs/<id>/) and holds it;
+- in the measured window's first 5 s (each at a random moment: a class told to start, not one
+  instant), opens its page: reads its workspace, submits a first job and opens one websocket on
+  that job's live view (/ws/jobs/<id>/), held to the end;
 - for SECONDS, about once a second (random think time 0.5-1.5 s), one of: read its workspace
   (`workspace_read`), list its jobs (`job_list`), read a job with its instances (`job_read`),
   read its job's logs (`logs_read`), save its files (`workspace_save`), and every ~20 s submit a
@@ -44,6 +46,7 @@ events.run(function()
 end)
 """
 SUBMIT_EVERY = 20.0  # seconds between two jobs of one student
+OPEN_SPREAD = 5.0  # seconds over which the students open their page once all are logged in
 KINDS = ("workspace_read", "job_list", "job_read", "logs_read", "workspace_save")
 WEIGHTS = (30, 30, 15, 10, 15)
 
@@ -184,15 +187,22 @@ async def class_run(url: str, accounts: list[tuple[str, str]], seconds: float, r
         await asyncio.sleep(delay)
         return await st.login()
 
+    async def attend(st: Student, until: float) -> None:
+        """Open the page (workspace, a first job, its live view) at some moment of the first
+        OPEN_SPREAD seconds, as a class does when told to start, then work."""
+        await asyncio.sleep(random.uniform(0, OPEN_SPREAD))
+        await st.prepare()
+        await st.act(until)
+
     print(f"{len(students)} students log in over {ramp:.0f} s ...", flush=True)
     ok = await asyncio.gather(*(arrive(st, ramp * i / len(students)) for i, st in enumerate(students)))
     present = [st for st, good in zip(students, ok) if good]
     figures.measuring = True
-    await asyncio.gather(*(st.prepare() for st in present))
-    print(f"{len(present)} students in, each with a job and a websocket; measuring {seconds:.0f} s ...", flush=True)
+    print(f"{len(present)} students in; each opens its page (workspace, a job, its live view) within "
+          f"{OPEN_SPREAD:.0f} s, then works; measuring {seconds:.0f} s ...", flush=True)
     t0 = time.monotonic()
     load_before = os.getloadavg()
-    await asyncio.gather(*(st.act(t0 + seconds) for st in present))
+    await asyncio.gather(*(attend(st, t0 + seconds) for st in present))
     elapsed = time.monotonic() - t0
     figures.measuring = False
     await asyncio.gather(*(st.close() for st in students))
