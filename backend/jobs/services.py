@@ -205,12 +205,15 @@ def job_stop(*, job_id: int, user: User) -> Job:
     return job
 
 
+# A node the controller judged LOST (its daemon unseen too long, or silent about it at hello)
+# may still have ended on its own meanwhile: the end its daemon's journal reports later is the
+# truth, and replaces the verdict (job_outcome_reconsider).
 _TRANSITIONS_FROM: dict[str, list[str]] = {
     IState.RUNNING: [IState.RESERVED, IState.LEFT],
     IState.LEFT: [IState.RUNNING],
-    IState.ENDED: [IState.RESERVED, IState.RUNNING, IState.LEFT],
-    IState.FAILED: [IState.RESERVED, IState.RUNNING, IState.LEFT],
-    IState.KILLED: [IState.RESERVED, IState.RUNNING, IState.LEFT],
+    IState.ENDED: [IState.RESERVED, IState.RUNNING, IState.LEFT, IState.LOST],
+    IState.FAILED: [IState.RESERVED, IState.RUNNING, IState.LEFT, IState.LOST],
+    IState.KILLED: [IState.RESERVED, IState.RUNNING, IState.LEFT, IState.LOST],
     IState.LOST: [IState.RESERVED, IState.RUNNING, IState.LEFT],
 }
 
@@ -218,7 +221,8 @@ _TRANSITIONS_FROM: dict[str, list[str]] = {
 def instance_update(*, daemon_id: int, job_id: int, node: int, state: str,
                     exit_code: int | None = None, reason: str = "",
                     churn: dict[str, Any] | None = None) -> bool:
-    """A daemon reports an instance. Terminal instances never change again; the last one
+    """A daemon reports an instance. Terminal instances never change again, but for a LOST
+    one whose end its daemon reports after all (its journal, replayed late); the last one
     to end finishes the job. `churn` (a churn job's join or leave: {event, t, planned,
     graceful}) is recorded as a ChurnEvent; a churn job's node that ends on its own while up
     is recorded as a `fail` (and replaced under keep_population)."""
@@ -239,7 +243,9 @@ def instance_update(*, daemon_id: int, job_id: int, node: int, state: str,
         JobInstance.objects.filter(id=inst.id).update(**fields)
         if inst.job.has_churn:
             _churn_record(inst, was=was, state=state, reason=reason, churn=churn)
-    if state in JobInstance.TERMINAL:
+    if was == IState.LOST:
+        job_outcome_reconsider(job_id)
+    elif state in JobInstance.TERMINAL:
         job_finish_if_done(job_id)
     return True
 
@@ -355,6 +361,26 @@ def job_outcome(instances: list[JobInstance], filename: str) -> JobOutcome:
         return JobOutcome(State.FAILED, f"{what}; {first_text}", line)
     return JobOutcome(State.ENDED, f"ended; {len(bad)} of {total} instances {verb}: {first_text}",
                       line)
+
+
+def job_outcome_reconsider(job_id: int) -> bool:
+    """An instance judged LOST reported its own end: a job that ended on that verdict (ENDED
+    or FAILED; a stop stays KILLED) gets the outcome its instances now give; a running one
+    finishes as usual. True if the job changed."""
+    if job_finish_if_done(job_id):
+        return True
+    with transaction.atomic():
+        job = Job.objects.select_for_update().filter(id=job_id, state__in=[State.ENDED, State.FAILED]).first()
+        if job is None:
+            return False
+        instances = list(job.instances.filter(node__isnull=False))
+        if not instances or any(i.state not in JobInstance.TERMINAL for i in instances):
+            return False
+        outcome = job_outcome(instances, job.filename)
+        if (outcome.state, outcome.reason) == (job.state, job.reason):
+            return False
+        return job_state_set(job_id, expect=[job.state], to=outcome.state, reason=outcome.reason,
+                             error_line=outcome.error_line, ended_at=job.ended_at)
 
 
 def job_finish_if_done(job_id: int) -> bool:

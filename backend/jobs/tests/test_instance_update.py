@@ -97,3 +97,38 @@ def test_job_whose_instances_were_all_lost_fails_saying_so() -> None:
     outcome = job_outcome(mixed, "app.lua")
     assert outcome.reason == "ended; 2 of 3 instances failed or lost: node 1: app.lua:3: boom"
     assert outcome.error_line == 3
+
+
+def test_a_lost_instance_whose_daemon_reports_its_end_late_takes_that_end_and_the_job_its_outcome(running) -> None:
+    """Nothing misreported (issue 20): a daemon unseen too long has its nodes judged LOST and
+    the job FAILED; when it comes back, its journal's exits replace the verdict."""
+    from daemons.services import _lose
+    job, daemon = running
+    _lose(JobInstance.objects.filter(job=job), "daemon lab-1 unseen for more than 120 s")
+    from jobs.services import job_finish_if_done
+    job_finish_if_done(job.id)
+    job.refresh_from_db()
+    assert job.state == Job.State.FAILED and job.reason.startswith("all 3 instances lost")
+    ended_at = job.ended_at
+    assert not _report(job, daemon_make("lab-9")[0], 1, S.ENDED)  # only its own daemon may
+    for node in (1, 2):
+        assert _report(job, daemon, node, S.ENDED, "exited normally")
+    job.refresh_from_db()
+    assert (job.state, job.reason) == (Job.State.ENDED, "ended; 1 of 3 instances lost: node 3: "
+                                                        "daemon lab-1 unseen for more than 120 s")
+    assert _report(job, daemon, 3, S.FAILED, "app.lua:4: boom", 1)
+    job.refresh_from_db()
+    assert (job.state, job.reason, job.error_line) == (Job.State.ENDED, "ended; 1 of 3 instances failed: "
+                                                                        "node 3: app.lua:4: boom", 4)
+    assert job.ended_at == ended_at
+    assert not _report(job, daemon, 3, S.ENDED)  # its own end is final
+
+
+def test_a_stopped_job_stays_killed_when_lost_instances_report_late(student) -> None:
+    daemon, _ = daemon_make()
+    job = job_make(student, state=Job.State.KILLED, nodes=1, reason="stopped by student")
+    instance_make(job, 1, daemon, state=S.LOST)
+    assert _report(job, daemon, 1, S.KILLED, "stopped")
+    job.refresh_from_db()
+    assert (job.state, job.reason) == (Job.State.KILLED, "stopped by student")
+    assert job.instances.get(node=1).state == S.KILLED
