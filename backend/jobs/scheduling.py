@@ -32,7 +32,7 @@ from .churn import remaining as churn_remaining
 from .churn import start_lead as churn_start_lead
 from .churn import timelines as churn_timelines
 from .models import ChurnEvent, Job, JobInstance
-from .selection import daemon_request, exclusions_text, job_ask, plural, spread
+from .selection import CEILINGS, ceiling_of, daemon_request, exclusions_text, job_ask, log_budget_shares, plural, spread
 from .services import instances_terminate, job_finish_if_done, job_state_set
 
 logger = logging.getLogger(__name__)
@@ -103,6 +103,17 @@ def _reserve(job: Job) -> Plan | None:
             for d, count in slots.items() for _ in range(count))
         return Plan(slots={d: slots[d] for d in order if d in slots},
                     requests={d: requests[d] for d in slots}, excluded=why_not)
+
+
+def _log_shares(instances: list[JobInstance], used: list[int], reserved: Plan) -> dict[int, dict[str, int]]:
+    """The job's output budget split over its daemons by their nodes (selection.log_budget_shares)."""
+    counts = {d: sum(1 for i in instances if i.daemon_id == d) for d in used}
+    asked = next((r["limits"].get("log_max_size") for r in reserved.requests.values()
+                  if isinstance(r.get("limits"), dict) and "log_max_size" in r["limits"]), None)
+    limits = dict(Daemon.objects.filter(id__in=used).values_list("id", "limits"))
+    key, unit, _ = CEILINGS["log_max_size"]
+    ceilings = {d: (c * unit if (c := ceiling_of(limits.get(d), key)) is not None else None) for d in used}
+    return log_budget_shares(asked, counts, ceilings)
 
 
 def _register(job: Job, plan: Plan, names: dict[int, str]) -> Registration:
@@ -229,10 +240,12 @@ def job_schedule_run(job_id: int) -> None:
     node_list = [{"ip": ips[i.daemon_id] or "127.0.0.1", "port": i.port} for i in instances]
     used = sorted({i.daemon_id for i in instances})
     descriptor = Descriptor(values=dict(job.descriptor or {}))
+    shares = _log_shares(instances, used, reserved)  # one output budget for the whole job
     lists = {d: {"type": "list", "job": job.id, "code": job.code, "filename": job.filename,
                  "instances": [{"node": i.node, "port": i.port} for i in instances if i.daemon_id == d],
                  "nodes": node_list, "list_type": descriptor.list_type,
-                 "list_size": descriptor.list_size, "limits": reserved.requests[d]["limits"]} for d in used}
+                 "list_size": descriptor.list_size,
+                 "limits": {**reserved.requests[d]["limits"], **shares.get(d, {})}} for d in used}
     if job.trace:  # the runtime's message trace (docs/trace.md): job.json's "trace" block
         for frame in lists.values():
             frame["trace"] = dict(job.trace)

@@ -135,3 +135,20 @@ def daemon_request(ask: Ask, daemon: Daemon) -> tuple[dict[str, Any] | None, str
 def exclusions_text(excluded: dict[str, int]) -> str:
     """{"drained by an instructor": 2} -> "2 daemons excluded: drained by an instructor"."""
     return "; ".join(f"{plural(n, 'daemon')} excluded: {why}" for why, n in excluded.items())
+
+
+def log_budget_shares(asked: int | None, counts: dict[int, int],
+                      ceilings: dict[int, float | None]) -> dict[int, dict[str, int]]:
+    """Pure: each daemon's share of a job spread over several, as `limits` entries
+    (`log_max_size`: the bytes it may store, proportional to its nodes; `log_max_size_of_job`:
+    the whole, which its "log budget" record names). The whole: the descriptor's
+    `log_max_size`, else the smallest ceiling among the daemons (what one daemon would have
+    applied). {} for one daemon, or when no daemon reports a ceiling (each applies its own)."""
+    if len(counts) < 2:
+        return {}
+    known = [int(c) for d, c in ceilings.items() if d in counts and c is not None]
+    total = asked if asked is not None else (min(known) if known else None)
+    if total is None:
+        return {}
+    nodes = sum(counts.values())
+    return {d: {"log_max_size": total * n // nodes, "log_max_size_of_job": total} for d, n in counts.items()}

@@ -13,7 +13,7 @@ from typing import Any
 
 from .config import MB, Config
 from .instances import fmt_size
-from .output_limits import refusal
+from .output_limits import JOB_BUDGET_KEY, refusal
 
 
 class CommandError(Exception):
@@ -80,7 +80,10 @@ def bootstrap_nodes(nodes: list[Any], list_type: str, list_size: int,
 RUNTIME_LIMITS = ("max_sockets", "max_send", "max_receive", "udp_drop_ratio", "disk_max_size",
                   "disk_max_files", "log_lines_per_second", "log_max_size")
 # The output limits (output_limits.py), enforced by the daemon on the node's lines; they ride
-# in the same object (job.json shows them to the node; the runtime ignores them).
+# in the same object (job.json shows them to the node; the runtime ignores them). A job spread
+# over several daemons gets from the controller a share of its output budget in `log_max_size`
+# and the whole in `log_max_size_of_job`, which only the "log budget" record names (the same
+# words as on one daemon, in the local runner and in the simulator).
 
 
 def above_ceiling(key: str, asked: int, ceiling: int) -> str:
@@ -117,6 +120,11 @@ def runtime_limits(cfg: Config, asked: Any) -> dict[str, Any]:
     }
     out: dict[str, Any] = dict(ceilings)
     for key, value in asked.items():
+        if key == JOB_BUDGET_KEY:  # informative: the share in log_max_size is what is enforced
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise CommandError(f"limits.{key}: expected an integer >= 0, got {value!r}")
+            out[key] = value
+            continue
         if key not in ceilings:
             raise CommandError(f"limits.{key}: unknown limit (known: {', '.join(RUNTIME_LIMITS)})")
         if key == "udp_drop_ratio":

@@ -10,7 +10,7 @@ import signal
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .output_limits import JobBudget, fmt_size
+from .output_limits import JOB_BUDGET_KEY, JobBudget, fmt_size
 
 MB = 1024 * 1024
 CPU_HARD_GRACE = 2  # seconds between SIGXCPU (soft limit) and SIGKILL (hard limit)
@@ -33,7 +33,8 @@ class Limits:
     budget: JobBudget = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "budget", JobBudget(self.runtime.get("log_max_size")))
+        object.__setattr__(self, "budget", JobBudget(self.runtime.get("log_max_size"),
+                                                     self.runtime.get(JOB_BUDGET_KEY)))
 
     @property
     def lines_per_second(self) -> int | None:

@@ -114,11 +114,17 @@ def within(ceiling: OutputLimits, lines_per_second: int | None, max_size: int | 
     return OutputLimits(rate, size)
 
 
+# A share of a job's budget goes in runtime "log_max_size", the whole in this key (jobspec.py).
+JOB_BUDGET_KEY = "log_max_size_of_job"
+
+
 class JobBudget:
     """The bytes a job's output may still take, shared by its nodes."""
 
-    def __init__(self, max_size: int | None) -> None:
+    def __init__(self, max_size: int | None, job_max_size: int | None = None) -> None:
         self.max_size = max_size
+        # what the record names: the job's whole budget when this daemon holds a share of it
+        self.shown = job_max_size if job_max_size is not None else max_size
         self.used = 0
         self.spent = False
         self.dropped = 0   # lines dropped since it was spent (not reported line by line)
@@ -170,8 +176,8 @@ class NodeLimiter:
                 return False
         if not self.budget.take(cost):
             self.budget.dropped += 1
-            assert self.budget.max_size is not None
-            self.send("warning", budget_text(self.budget.max_size), BUDGET, 0)
+            assert self.budget.shown is not None
+            self.send("warning", budget_text(self.budget.shown), BUDGET, 0)
             return False
         return True
 

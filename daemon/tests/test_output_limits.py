@@ -59,6 +59,33 @@ def test_the_budget_is_the_jobs_one_record_then_silence() -> None:
     assert sent_a == [] and len(sent_b) == 1 and budget.used == 60 and budget.dropped == 3
 
 
+def test_a_daemons_share_of_a_jobs_budget_is_enforced_and_the_record_names_the_jobs_budget() -> None:
+    """A job over two daemons: each holds a share (the controller's split), the record says
+    the job's limit, as on one daemon."""
+    budget = JobBudget(50, 100)
+    node, sent = limiter(None, budget)
+    assert node.admit("print", 40, 0.0) and not node.admit("print", 20, 0.1)
+    assert sent == [(BUDGET, budget_text(100), 0)]
+
+
+def test_runtime_limits_take_the_jobs_budget_beside_the_share(tmp_path: Path) -> None:
+    from splayd.jobspec import runtime_limits
+
+    from .utils import make_config
+    cfg = make_config(tmp_path, "ws://127.0.0.1:1/ws/daemon/")
+    out = runtime_limits(cfg, {"log_max_size": 1024, "log_max_size_of_job": 4096})
+    assert (out["log_max_size"], out["log_max_size_of_job"]) == (1024, 4096)
+    assert Limits(max_mem=1, max_cpu=1, max_open_files=1, max_file_size=1, duration=None,
+                  runtime=out).budget.shown == 4096
+    for bad in (-1, "4096", True):
+        try:
+            runtime_limits(cfg, {"log_max_size_of_job": bad})
+        except Exception as e:  # CommandError
+            assert "log_max_size_of_job: expected an integer >= 0" in str(e)
+        else:
+            raise AssertionError(f"{bad!r} accepted")
+
+
 def test_asked_limits_within_a_ceiling() -> None:
     ceiling = OutputLimits(1000, 50 * 1024 * 1024)
     assert within(ceiling, None, None) == ceiling

@@ -10,7 +10,7 @@ from daemons.models import Daemon
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job
-from jobs.selection import Ask, daemon_request, exclusions_text, job_ask, spread
+from jobs.selection import Ask, daemon_request, exclusions_text, job_ask, log_budget_shares, spread
 from jobs.tasks import job_schedule
 from jobs.tests.factories import in_worker_thread, job_make
 
@@ -165,6 +165,35 @@ async def test_register_is_per_daemon_within_ceilings_and_labels_pick_daemons(st
     await db(job.refresh_from_db)()
     assert job.state == Job.State.RUNNING
     await _close(fakes)  # lab-3 (room A1) was never asked
+
+
+def test_a_jobs_output_budget_is_split_over_its_daemons_by_their_nodes() -> None:
+    assert log_budget_shares(None, {1: 3}, {1: 50 * MB}) == {}  # one daemon applies the whole
+    assert log_budget_shares(None, {1: 3, 2: 1}, {1: 50 * MB, 2: 20 * MB}) == {
+        1: {"log_max_size": 15 * MB, "log_max_size_of_job": 20 * MB},
+        2: {"log_max_size": 5 * MB, "log_max_size_of_job": 20 * MB}}
+    shares = log_budget_shares(1000, {1: 1, 2: 1, 3: 1}, {1: None, 2: None, 3: None})
+    assert sum(v["log_max_size"] for v in shares.values()) <= 1000 and shares[1]["log_max_size_of_job"] == 1000
+    assert log_budget_shares(None, {1: 1, 2: 1}, {1: None, 2: None}) == {}  # each its own ceiling
+
+
+async def test_a_job_over_two_daemons_lists_each_its_share_of_the_output_budget(student) -> None:
+    fakes, _ = await _daemons({"limits": {"log_max_size_mb": 50}, "max_instances": 2},
+                              {"limits": {"log_max_size_mb": 50}, "max_instances": 2})
+    job = await db(job_make)(student, nodes=3, descriptor={"log_max_size": 30 * MB, "factor": 1})
+    task = in_worker_thread(job_schedule, job.id)
+    regs = [await f.expect("register") for f in fakes]
+    for f, r, base in zip(fakes, regs, (22000, 23000)):
+        await f.reply(r, ports=[base + k for k in range(r["count"])])
+    lists = [await f.expect("list") for f in fakes]
+    shares = [(len(ls["instances"]), ls["limits"]["log_max_size"], ls["limits"]["log_max_size_of_job"]) for ls in lists]
+    assert sorted(shares) == [(1, 10 * MB, 30 * MB), (2, 20 * MB, 30 * MB)]
+    for f, ls in zip(fakes, lists):
+        await f.reply(ls)
+    for f in fakes:
+        await f.reply(await f.expect("start"))
+    await asyncio.wait_for(task, 10)
+    await _close(fakes)
 
 
 async def test_owner_refusals_reach_the_no_resources_reason(student) -> None:
