@@ -39,3 +39,23 @@ def test_lua51_unknown_escape_is_accepted_as_the_node_runtime_reads_it() -> None
 def test_an_escape_error_elsewhere_is_still_reported() -> None:
     err = lua_syntax_check('local p = "\\d"\nlocal x = = 2\n', "app.lua")
     assert err is not None and err.line == 2
+
+
+def test_a_source_checked_before_is_answered_from_memory_and_an_unavailable_check_is_not(tmp_path) -> None:
+    """A class resubmits the same code: one luajit process per distinct source."""
+    counter = tmp_path / "count"
+    fake = tmp_path / "luajit"
+    fake.write_text(f"#!/bin/sh\necho x >> {counter}\nexec luajit \"$@\"\n")
+    fake.chmod(0o755)
+    code = "local x = = 1\n"
+    first = lua_syntax_check(code, luajit=str(fake))
+    assert first is not None and first.line == 1
+    assert lua_syntax_check(code, luajit=str(fake)) == first
+    assert lua_syntax_check("local y = 2\n", luajit=str(fake)) is None
+    assert len(counter.read_text().split()) == 2  # two distinct sources, two processes
+    broken = tmp_path / "broken"
+    broken.write_text("#!/bin/sh\nexit 9\n")
+    broken.chmod(0o755)
+    for _ in range(2):
+        with pytest.raises(LuaCheckUnavailable):
+            lua_syntax_check("local z = 3\n", luajit=str(broken))
