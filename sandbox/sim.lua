@@ -21,12 +21,17 @@ stop a node that computes without end; the runtime's own code keeps the JIT.
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
 output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]),
 `limit` (rate|budget<TAB>lines dropped<TAB>the record's words: splaylab.sim.output_limits) or
-`fatal` (the run stopped: TEXT says why). stderr: `progress VT EVENTS EVENTS_PER_S NODES` about
-once a second of wall time, and at the end `done VT EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`.
+`fatal` (the run stopped: TEXT says why). Progress: sim.json's `progress` names a file of 32 bytes
+that this process maps and, every 1024 events, fills with four doubles: virtual time, events,
+nodes started, events again (written last: a reader that sees both equal read one tick);
+the runner reads it on its own wall clock (sandbox/simulate.py). stderr at the end: `done VT
+EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`.
 Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
 memory, 5 a node computed too long without waiting.
-Determinism: nothing here reads the wall clock except progress and the spin check, and those
-allocate nothing on the Lua heap (addresses decide `pairs` order, docs/simulation.md).
+Determinism: the path this process takes through its Lua code does not depend on the wall
+clock, so the JIT builds the same traces on every run of the same input (docs/simulation.md
+"Determinism"). When progress is written is counted in events; the spin check runs on a count
+of instructions and its clock comparison only ever goes the other way to end the run.
 ]]
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. here .. "/lib/?/init.lua;" .. package.path
@@ -48,7 +53,12 @@ local MEMORY_ERROR = "not enough memory"
 local VIRTUAL_EPOCH = 1767225600   -- os.time() at virtual t = 0: 2026-01-01T00:00:00Z
 local HOOK_EVERY = 1000000         -- interpreted instructions between two spin checks
 
-ffi.cdef [[ int dprintf(int fd, const char *format, ...); ]]
+ffi.cdef [[
+  int dprintf(int fd, const char *format, ...);
+  int open(const char *path, int flags);
+  int close(int fd);
+  void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
+]]
 
 -- The collector starts a cycle when the heap reaches 150 % of what the last one kept (LuaJIT's
 -- default: 200 %): on a 300-node Chord, peak memory -27 % at no measured cost in speed (100 %:
@@ -300,19 +310,35 @@ else
   for k = 1, #spec.nodes do kernel:start(k, { ip = spec.nodes[k].ip }) end
 end
 
--- Progress on stderr, about once a second: C formatting, nothing on the Lua heap.
-local gettime = real_socket.gettime
-local started, last_report, last_events = gettime(), gettime(), 0
-local function on_tick(k)
-  local t = gettime()
-  if t - last_report >= 1 then
-    ffi.C.dprintf(2, "progress %.3f %.0f %.0f %.0f\n", k.now, k.events,
-      (k.events - last_events) / (t - last_report), k.started)
-    last_report, last_events = t, k.events
+-- Progress: four doubles in a file the runner reads on its own wall clock; nothing here looks
+-- at the wall clock to decide when. A report once a second took a branch at moments set by
+-- the machine's load: its bytecodes moved the instruction count at which the spin check's hook
+-- fires (a hook aborts the trace being recorded), so which traces the JIT built, and the heap
+-- layout after them (`pairs` order), could follow the load. Without a file (sim.lua run by
+-- hand), the same stores go to memory of our own.
+local O_RDWR, PROT_READ_WRITE, MAP_SHARED = 2, 3, 1
+local function progress_cells(path)
+  if type(path) == "string" then
+    local fd = ffi.C.open(path, O_RDWR)
+    if fd >= 0 then
+      local p = ffi.C.mmap(nil, 32, PROT_READ_WRITE, MAP_SHARED, fd, 0)
+      ffi.C.close(fd)
+      if ffi.cast("intptr_t", p) ~= -1 then return ffi.cast("double *", p) end
+    end
+    io.stderr:write("sim.lua: cannot map the progress file ", path, ": no progress reports\n")
   end
+  return ffi.new("double[4]")
+end
+local cells = progress_cells(spec.progress)
+local function on_tick(k)
+  cells[0] = k.now
+  cells[1] = k.events
+  cells[2] = k.started
+  cells[3] = k.events
 end
 
 local until_t = tonumber(spec["until"]) or tonumber(spec.time)
+local started = real_socket.gettime()   -- for the `done` line's rate only: read, never compared
 local ok, err = pcall(kernel.run, kernel, until_t, on_tick, 1024)
 if not ok then
   if err == MEMORY_ERROR then fatal(kernel.current and kernel.current.k or 0, "out of memory", EXIT_MEMORY) end
@@ -320,7 +346,8 @@ if not ok then
 end
 kernel:stop_all(spec.stop_reason or format("stopped: duration of %g s reached", until_t))
 flush_out()
-local wall = gettime() - started
+on_tick(kernel)
+local wall = real_socket.gettime() - started   -- after the run: no effect on its records
 -- the peak resident memory, for benchmarks (after the run: no effect on its records)
 local status = io.open("/proc/self/status")
 local peak_kb = status and tonumber(status:read("*a"):match("VmHWM:%s*(%d+)")) or 0

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import platform
 import random
@@ -103,6 +104,43 @@ class Progress:
     events_per_s: float
     nodes_started: int
     peak_rss_kb: int = 0    # at the end only: the simulator's peak resident memory
+
+
+class _ProgressFile:
+    """sim.lua's progress file (four doubles: virtual time, events, nodes started, events again,
+    written every 1024 events), read here about once a second of wall time: the simulator never
+    looks at the wall clock to decide when (docs/simulation.md "Determinism")."""
+    CELLS = struct.Struct("=4d")
+
+    def __init__(self, path: Path, started: float) -> None:
+        with open(path, "rb") as f:
+            self.cells = mmap.mmap(f.fileno(), self.CELLS.size, access=mmap.ACCESS_READ)
+        self.last_t, self.last_events, self.next_t = started, 0.0, started + 1.0
+
+    def timeout(self) -> float:
+        """Seconds until the next reading is due (at most 1)."""
+        return min(1.0, max(0.0, self.next_t - time.monotonic()))
+
+    def poll(self) -> Progress | None:
+        """A Progress when one is due and events were processed since the last one."""
+        t = time.monotonic()
+        if t < self.next_t:
+            return None
+        self.next_t = t + 1.0
+        for _ in range(3):   # sim.lua writes while this reads: two counts that differ caught it halfway
+            vt, events, nodes, check = self.CELLS.unpack_from(self.cells)
+            if events == check:
+                break
+        else:
+            return None
+        if events <= self.last_events:
+            return None
+        rate = (events - self.last_events) / max(t - self.last_t, 1e-6)
+        self.last_t, self.last_events = t, events
+        return Progress(vt, int(events), rate, int(nodes))
+
+    def close(self) -> None:
+        self.cells.close()
 
 
 @dataclass
@@ -211,10 +249,12 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
         "trace": job.trace, "harness": str(root / "harness.lua") if job.harness else None,
         "output": output_limits(job.output).sim_block(), "transport": job.transport,
+        "progress": str(root / "progress"),   # sim.lua writes, _ProgressFile reads
     }
     shutil.copyfile(job.app, root / "app.lua")
     if job.harness:
         shutil.copyfile(job.harness, root / "harness.lua")
+    (root / "progress").write_bytes(bytes(_ProgressFile.CELLS.size))
     spec_path = root / "sim.json"
     spec_path.write_text(json.dumps(spec))
     seed_file = root / "urandom"
@@ -249,6 +289,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
     bufs = {"out": b"", "err": b""}
     open_streams = 2
     last_cancel_check = started
+    progress = _ProgressFile(root / "progress", started)
 
     def on_line(kind: str, line: bytes) -> None:
         text = line.decode("utf-8", "backslashreplace")  # a byte that is not UTF-8 reads \xNN, as live
@@ -261,12 +302,9 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                 on_record(int(k), float(t), level, rest)
             return
         words = text.split()
-        if len(words) in (5, 6) and words[0] in ("progress", "done"):
-            p = Progress(float(words[1]), int(float(words[2])), float(words[3]), int(float(words[4])),
-                         int(words[5]) if len(words) == 6 else 0)
-            result.final = p
-            if on_progress and words[0] == "progress":
-                on_progress(p)
+        if len(words) == 6 and words[0] == "done":
+            result.final = Progress(float(words[1]), int(float(words[2])), float(words[3]), int(float(words[4])),
+                                    int(words[5]))
         elif text.strip():
             result.stderr.append(text)
 
@@ -282,7 +320,12 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                     proc.kill()
                     result.failure = "simulation stopped on request"
                     break
-            for key, _ in sel.select(timeout=1.0):
+            p = progress.poll()
+            if p is not None:
+                result.final = p
+                if on_progress:
+                    on_progress(p)
+            for key, _ in sel.select(timeout=progress.timeout()):
                 chunk = os.read(key.fd, 65536)
                 kind = key.data
                 if not chunk:
@@ -300,6 +343,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
             proc.kill()
             proc.wait()
         sel.close()
+        progress.close()
         if not keep and workdir is None:
             shutil.rmtree(root, ignore_errors=True)
     result.code = code

@@ -227,3 +227,26 @@ def test_a_node_draws_the_same_random_numbers_live_and_simulated(tmp_path: Path)
     simulated_draws = draws(records(data))
     assert len(set(simulated_draws.values())) == 4   # a sequence of its own per node
     assert simulated_draws == draws(records(out.read_bytes()))
+
+
+def test_progress_is_reported_during_the_run_from_the_simulators_counters(tmp_path: Path) -> None:
+    # sim.lua writes its counters every 1024 events and never looks at the wall clock to decide
+    # when (docs/simulation.md "Determinism"); simulate.py reads them about once a second.
+    sys.path.insert(0, str(SANDBOX))
+    import simulate
+    # 20 nodes waking 100 times a virtual second and computing a little: a run of some seconds
+    # (about 4 here), so that reports come during it
+    app = tmp_path / "busy.lua"
+    app.write_text('require "splay.base"\n'
+                   'events.run(function()\n'
+                   '  while true do events.sleep(0.01) local x = 0 for i = 1, 3000 do x = x + i end end\n'
+                   'end)\n')
+    reports: list[Any] = []
+    result = simulate.simulate(simulate.SimJob(app=app, nodes=20, time=100, seed=1, trace=False),
+                               lambda *record: None, reports.append, workdir=tmp_path / "run")
+    assert result.code == 0 and result.failure is None, result.stderr
+    assert result.final is not None and result.final.virtual_t == 100 and result.final.events >= 20 * 10_000
+    assert reports, f"no progress in {result.wall_s:.1f} s"
+    assert all(0 < p.virtual_t <= 100 and p.nodes_started == 20 and p.events_per_s > 0 for p in reports)
+    assert [p.events for p in reports] == sorted({p.events for p in reports})   # growing, each new
+    assert all(p.events % 1024 == 0 and p.events <= result.final.events for p in reports)
