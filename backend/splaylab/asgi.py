@@ -2,7 +2,8 @@
 
 HTTP requests run Django's WSGI handler in a pool of threads (a2wsgi): every view is sync, and
 Django's ASGI handler paid per request for a thread of its own and hops between the event loop
-and it (7.1 ms of CPU per API read against 4.9 ms this way, docs/decisions.md "Web tier")."""
+and it (6.1-6.6 ms of CPU per API read against 4.4-4.7 ms this way: bench/web_cpu.py,
+docs/decisions.md "Web tier")."""
 import os
 
 from django.core.asgi import get_asgi_application
