@@ -15,7 +15,8 @@ from django.db.models import Case, F, Q, Value, When
 from django.utils import timezone
 
 from jobs.models import JobInstance
-from jobs.services import churn_node_down, job_finish_if_done
+from jobs.churn_events import churn_node_down
+from jobs.services import job_finish_if_done
 
 from .models import Daemon, daemon_key_generate, daemon_key_hash
 

@@ -23,8 +23,9 @@ from logs.publisher import job_state_publish
 from scenarios.models import Scenario
 
 from .churn import plan_load as churn_plan_load, spares_for as churn_spares_for
+from .churn_events import churn_record
 
-from .models import ChurnEvent, Job, JobInstance
+from .models import Job, JobInstance
 
 MAX_NODES = 1000
 MAX_SIM_NODES = 10_000   # simulated: one process, no daemon slot per node
@@ -242,81 +243,12 @@ def instance_update(*, daemon_id: int, job_id: int, node: int, state: str,
         was = inst.state
         JobInstance.objects.filter(id=inst.id).update(**fields)
         if inst.job.has_churn:
-            _churn_record(inst, was=was, state=state, reason=reason, churn=churn)
+            churn_record(inst, was=was, state=state, reason=reason, churn=churn)
     if was == IState.LOST:
         job_outcome_reconsider(job_id)
     elif state in JobInstance.TERMINAL:
         job_finish_if_done(job_id)
     return True
-
-
-# The daemons' reason for a node still up when its churn scenario ends (docs/architecture.md):
-# the job's own end, not the node going down on its own. (The job's other ends, a stop, a
-# freed slot or a daemon shutting down, are KILLED.)
-SCENARIO_ENDED = "the scenario ended"
-
-
-def _churn_record(inst: JobInstance, *, was: str, state: str, reason: str,
-                  churn: dict[str, Any] | None) -> None:
-    job = inst.job
-    if isinstance(churn, dict) and churn.get("event") in ("join", "leave"):
-        event = str(churn["event"])
-        t = _float(churn.get("t"))
-        planned = _float(churn.get("planned")) if churn.get("planned") is not None else None
-        graceful = bool(churn.get("graceful"))
-        who = f"node {inst.node}" + (f" (playing node {inst.plays})" if inst.plays else "")
-        text = churn_text(who, event, graceful)
-        if event == "join" and inst.plays and planned is None:
-            text += f" in place of node {inst.plays}"
-        if planned is not None and t is not None:
-            text += f", planned at {planned:g} s, {1000 * (t - planned):+.0f} ms"
-        churn_event_add(job, node=inst.node, plays=inst.plays, event=event, t=t, planned=planned,
-                        graceful=graceful, text=text)
-        return
-    # A crash of a node that joins again later is reported LEFT (it keeps its slot).
-    if was == IState.RUNNING and (state in JobInstance.TERMINAL or state == IState.LEFT) \
-            and state != IState.KILLED and reason != SCENARIO_ENDED:
-        churn_node_down(job, inst, reason or state.lower())
-
-
-def churn_text(who: str, event: str, graceful: bool) -> str:
-    """A join or leave in the churn view's words: "node 3 joined", "node 3 left gracefully"."""
-    if event == "join":
-        return f"{who} joined"
-    return f"{who} left" + (" gracefully" if graceful else " (failure)")
-
-
-def _float(v: Any) -> float | None:
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def churn_event_add(job: Job, *, node: int, event: str, t: float | None, plays: int | None = None,
-                    planned: float | None = None, graceful: bool = False, text: str = "") -> None:
-    """Store one up/down transition of a churn job's node and publish it to the job page."""
-    from logs.publisher import churn_events_publish
-
-    from .serializers import ChurnEventOutputSerializer
-
-    if t is None:  # the controller's clock, for events the daemons do not time
-        t = timezone.now().timestamp() - job.churn_epoch if job.churn_epoch is not None else 0.0
-    ev = ChurnEvent.objects.create(job=job, node=node, plays=plays, event=event, t=round(t, 3),
-                                   planned=planned, graceful=graceful, text=text)
-    churn_events_publish(job.id, [dict(ChurnEventOutputSerializer(ev).data)])
-
-
-def churn_node_down(job: Job, inst: JobInstance, reason: str) -> None:
-    """A churn job's node went down on its own (crash, limit, lost daemon): a `fail` event,
-    and under keep_population a spare takes its place (task jobs.tasks.churn_replace)."""
-    position = inst.plays or inst.node
-    churn_event_add(job, node=inst.node, plays=inst.plays, event=ChurnEvent.Event.FAIL, t=None,
-                    text=f"node {inst.node} went down: {reason}")
-    if job.keep_population and job.state == State.RUNNING:
-        from .tasks import churn_replace
-
-        transaction.on_commit(lambda: churn_replace.delay(job.id, position, inst.node))
 
 
 def instances_terminate(*, job_id: int, state: str, reason: str,

@@ -37,7 +37,8 @@ from logs.text import storable_text
 
 from .churn import network_overlay, plan_load
 from .models import Job, JobInstance
-from .services import churn_event_add, churn_text, job_outcome, job_state_set
+from .churn_events import churn_event_add, churn_text
+from .services import job_outcome, job_state_set
 
 import simulate  # sandbox/simulate.py (lib.network puts sandbox/ on the path)
 

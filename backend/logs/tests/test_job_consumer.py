@@ -71,9 +71,9 @@ async def test_state_changes_are_published_to_the_page(student) -> None:
 
 
 async def test_churn_events_reach_the_page_on_the_live_layer(student) -> None:
-    """Published from sync code (jobs.services.churn_event_add, after commit), like job states,
+    """Published from sync code (jobs.churn_events.churn_event_add, after commit), like job states,
     on the layer the page listens on: a churn job's page sees its nodes come and go live."""
-    from jobs.services import churn_event_add
+    from jobs.churn_events import churn_event_add
 
     job = await db(job_make)(student, state=Job.State.RUNNING)
     ws = await _browser(job.id, "student")
