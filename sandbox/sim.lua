@@ -25,13 +25,14 @@ output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB
 that this process maps and, every 1024 events, fills with four doubles: virtual time, events,
 nodes started, events again (written last: a reader that sees both equal read one tick);
 the runner reads it on its own wall clock (sandbox/simulate.py). stderr at the end: `done VT
-EVENTS EVENTS_PER_S NODES PEAK_RSS_KB`.
+EVENTS NODES PEAK_RSS_KB` (the runner times the run).
 Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
 memory, 5 a node computed too long without waiting.
-Determinism: the path this process takes through its Lua code does not depend on the wall
-clock, so the JIT builds the same traces on every run of the same input (docs/simulation.md
-"Determinism"). When progress is written is counted in events; the spin check runs on a count
-of instructions and its clock comparison only ever goes the other way to end the run.
+Determinism: this process reads no clock during the run but in the spin check's count hook,
+and nothing it does depends on the wall clock: the same input takes the same path through
+the Lua code and the JIT builds the same traces (docs/simulation.md "Determinism"). When
+progress is written is counted in events; the hook's clock comparison only ever goes the
+other way to end the run.
 ]]
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. here .. "/lib/?/init.lua;" .. package.path
@@ -45,7 +46,6 @@ local output_limits = require "splaylab.sim.output_limits"
 -- Runtime modules without state, loaded once for every node: the JIT's traces through them then
 -- serve every node, instead of one set of side traces per node's copy (apps never see them).
 local SHARED = { ["splaylab.benc_copy"] = require "splaylab.benc_copy" }
-local real_socket = require "socket"
 
 local format, floor = string.format, math.floor
 local EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MEMORY, EXIT_SPIN = 0, 1, 2, 4, 5
@@ -262,23 +262,30 @@ end
 
 
 -- A node that computes for more than spin_limit CPU seconds without waiting stops the run.
+-- The CPU clock is read in the count hook only, never at a resume: the hook's first call in a
+-- resume (within HOOK_EVERY interpreted instructions of it) starts the count. Reading the clock
+-- at every resume made reruns of a 300-node Chord differ (the values reached the run, through
+-- the JIT; docs/simulation.md "Determinism"); read in the hook only, they did not.
 local clock = os.clock
 local spin_limit = tonumber(spec.spin_limit) or 10
-local resumed_at = 0
+local spin_node, spin_since = nil, 0   -- the node the hook saw computing in this resume, since when
 kernel = kernel_lib.new {
   start_node = start_node,
   emit = emit,
   grace = tonumber(spec.grace) or 2,
   before_resume = function(node)
     string_of_node = node.string or string
-    resumed_at = clock()
+    spin_node = nil
   end,
   after_resume = function() string_of_node = string end,
 }
 out_limits = output_limits.new(spec.output, emit, function(t, fn) kernel:at(t, fn) end)
 debug.sethook(function()
   local node = kernel.current
-  if node and clock() - resumed_at > spin_limit then
+  if not node then return end
+  if spin_node ~= node then
+    spin_node, spin_since = node, clock()
+  elseif clock() - spin_since > spin_limit then
     local info = debug.getinfo(2, "Sl")
     local where = info and info.short_src == "app.lua" and (" (at app.lua:" .. tostring(info.currentline) .. ")") or ""
     fatal(node.k, format("simulation stopped: node %d computed for more than %g s of CPU without "
@@ -311,11 +318,10 @@ else
 end
 
 -- Progress: four doubles in a file the runner reads on its own wall clock; nothing here looks
--- at the wall clock to decide when. A report once a second took a branch at moments set by
--- the machine's load: its bytecodes moved the instruction count at which the spin check's hook
--- fires (a hook aborts the trace being recorded), so which traces the JIT built, and the heap
--- layout after them (`pairs` order), could follow the load. Without a file (sim.lua run by
--- hand), the same stores go to memory of our own.
+-- at a clock to decide when. A report once a second of wall time took a branch at moments set
+-- by the machine's load, with a clock read in compiled code, and loaded reruns differed
+-- (docs/simulation.md "Determinism"). Without a file (sim.lua run by hand), the same stores go
+-- to memory of our own.
 local O_RDWR, PROT_READ_WRITE, MAP_SHARED = 2, 3, 1
 local function progress_cells(path)
   if type(path) == "string" then
@@ -338,7 +344,6 @@ local function on_tick(k)
 end
 
 local until_t = tonumber(spec["until"]) or tonumber(spec.time)
-local started = real_socket.gettime()   -- for the `done` line's rate only: read, never compared
 local ok, err = pcall(kernel.run, kernel, until_t, on_tick, 1024)
 if not ok then
   if err == MEMORY_ERROR then fatal(kernel.current and kernel.current.k or 0, "out of memory", EXIT_MEMORY) end
@@ -347,11 +352,9 @@ end
 kernel:stop_all(spec.stop_reason or format("stopped: duration of %g s reached", until_t))
 flush_out()
 on_tick(kernel)
-local wall = real_socket.gettime() - started   -- after the run: no effect on its records
 -- the peak resident memory, for benchmarks (after the run: no effect on its records)
 local status = io.open("/proc/self/status")
 local peak_kb = status and tonumber(status:read("*a"):match("VmHWM:%s*(%d+)")) or 0
 if status then status:close() end
-ffi.C.dprintf(2, "done %.3f %.0f %.0f %.0f %.0f\n", kernel.now, kernel.events, kernel.events / (wall > 0 and wall or 1),
-  kernel.started, peak_kb)
+ffi.C.dprintf(2, "done %.3f %.0f %.0f %.0f\n", kernel.now, kernel.events, kernel.started, peak_kb)
 os.exit(kernel.failed and EXIT_FAILED or EXIT_OK)
