@@ -133,7 +133,8 @@ def job_create(*, owner: User, code: str, nodes: int | None = None, duration: in
                                  churn_spares=spares, mode=mode, trace=trace, harness=harness,
                                  harness_of=harness_of,
                                  seed=(SIM_DEFAULT_SEED if seed is None else seed) if simulated else seed)
-        job_state_publish(job.id)
+        # Not published: no page can be watching a job before it exists (a page that opens
+        # its websocket gets the job's state on connect, logs.consumers).
         transaction.on_commit(lambda: (simulation_run if simulated else job_schedule).delay(job.id))
     return job
 

@@ -48,12 +48,20 @@ def workspace_files_replace(*, workspace: Workspace, files: list[FileDict],
         workspace.name = name
     try:
         with transaction.atomic():  # a rename racing another: the constraint decides, a 409
-            workspace.save()  # bumps updated_at
+            workspace.save()  # bumps updated_at; the row lock orders saves of one workspace
     except IntegrityError:
         raise ApplicationError(f"you already have a workspace named {name!r}", status_code=409) from None
-    workspace.files.all().delete()
+    # Only what changed is written (an editor's save changes one file, not fifty).
+    wanted = {f["path"]: f["content"] for f in files}
+    existing = {f.path: f for f in WorkspaceFile.objects.filter(workspace=workspace)}
+    WorkspaceFile.objects.filter(id__in=[f.id for path, f in existing.items() if path not in wanted]).delete()
+    changed = [f for path, f in existing.items() if path in wanted and f.content != wanted[path]]
+    for f in changed:
+        f.content = wanted[f.path]
+    WorkspaceFile.objects.bulk_update(changed, ["content"])
     WorkspaceFile.objects.bulk_create(
-        WorkspaceFile(workspace=workspace, path=f["path"], content=f["content"]) for f in files)
+        WorkspaceFile(workspace=workspace, path=path, content=content) for path, content in wanted.items()
+        if path not in existing)
     return workspace
 
 

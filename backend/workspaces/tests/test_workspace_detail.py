@@ -19,6 +19,20 @@ def test_put_replaces_the_files(student_client, workspace) -> None:
     assert got["files"] == res.json()["files"]
 
 
+def test_a_save_writes_only_what_changed_and_the_workspace_is_exactly_the_files_sent(
+        student_client, workspace) -> None:
+    url = f"/api/workspaces/{workspace.id}/"
+    first = [{"path": "app.lua", "content": "print(1)\n"}, {"path": "a.lua", "content": "-- a"},
+             {"path": "b.lua", "content": "-- b"}]
+    assert student_client.put(url, {"files": first}, format="json").status_code == 200
+    second = [{"path": "app.lua", "content": "print(2)\n"}, {"path": "b.lua", "content": "-- b"},
+              {"path": "c.lua", "content": ""}]
+    res = student_client.put(url, {"files": second}, format="json")
+    assert res.json()["files"] == sorted(second, key=lambda f: f["path"])
+    assert student_client.get(url).json()["files"] == sorted(second, key=lambda f: f["path"])
+    assert student_client.put(url, {"files": []}, format="json").json()["files"] == []
+
+
 @pytest.mark.parametrize("path", ["../x.lua", "/abs.lua", "a//b.lua", ""])
 def test_put_rejects_bad_paths(student_client, workspace, path) -> None:
     res = student_client.put(f"/api/workspaces/{workspace.id}/",
