@@ -32,7 +32,7 @@ from splayd.config import DEFAULT_SANDBOX_DIR, Config, config_from_dict
 from splayd.docker_image import IMAGE_LUAJIT
 from splayd.isolation import Isolation
 from splayd.jobs import JobManager
-from splayd.outbox import Outbox
+from splayd.outbox import Outbox, log_batches
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO / "sandbox") not in sys.path:
@@ -163,8 +163,8 @@ class HostDaemon:
             await watcher
         await m.wait_closed()  # Docker: the job's container is removed
         self.outbox.flush_logs()
-        lines = [ln for msg in self.outbox.journal.read_from(1) if msg["type"] == "log" and msg["job"] == job
-                 for ln in msg["lines"]]
+        lines = [ln for msg in self.outbox.journal.read_from(1) for batch in log_batches(msg) if batch["job"] == job
+                 for ln in batch["lines"]]
         outcomes = []
         for node, inst in sorted(instances.items()):
             mine = [(ln["level"], ln["text"]) for ln in lines if ln["node"] == node]
