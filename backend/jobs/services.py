@@ -302,8 +302,19 @@ def job_outcome_reconsider(job_id: int) -> bool:
     finishes as usual. True if the job changed."""
     if job_finish_if_done(job_id):
         return True
+    return _job_end_set(job_id, (State.ENDED, State.FAILED))
+
+
+def job_finish_if_done(job_id: int) -> bool:
+    """RUNNING job whose kept instances are all terminal → ENDED or FAILED."""
+    return _job_end_set(job_id, (State.RUNNING,))
+
+
+def _job_end_set(job_id: int, states: tuple[str, ...]) -> bool:
+    """The job (in one of `states`) whose kept instances are all terminal gets the outcome
+    they give (job_outcome); an ended job keeps its end time. True if the job changed."""
     with transaction.atomic():
-        job = Job.objects.select_for_update().filter(id=job_id, state__in=[State.ENDED, State.FAILED]).first()
+        job = Job.objects.select_for_update().filter(id=job_id, state__in=list(states)).first()
         if job is None:
             return False
         instances = list(job.instances.filter(node__isnull=False))
@@ -312,19 +323,6 @@ def job_outcome_reconsider(job_id: int) -> bool:
         outcome = job_outcome(instances, job.filename)
         if (outcome.state, outcome.reason) == (job.state, job.reason):
             return False
+        kept = {"ended_at": job.ended_at} if job.state in Job.TERMINAL else {}
         return job_state_set(job_id, expect=[job.state], to=outcome.state, reason=outcome.reason,
-                             error_line=outcome.error_line, ended_at=job.ended_at)
-
-
-def job_finish_if_done(job_id: int) -> bool:
-    """RUNNING job whose kept instances are all terminal → ENDED or FAILED."""
-    with transaction.atomic():
-        job = Job.objects.select_for_update().filter(id=job_id, state=State.RUNNING).first()
-        if job is None:
-            return False
-        instances = list(job.instances.filter(node__isnull=False))
-        if not instances or any(i.state not in JobInstance.TERMINAL for i in instances):
-            return False
-        outcome = job_outcome(instances, job.filename)
-        return job_state_set(job_id, expect=[State.RUNNING], to=outcome.state,
-                             reason=outcome.reason, error_line=outcome.error_line)
+                             error_line=outcome.error_line, **kept)

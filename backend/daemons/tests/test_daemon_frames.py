@@ -43,6 +43,19 @@ async def _running_job(student, nodes: int = 1):
     return daemon, key, job, insts
 
 
+def _poison_breaks_ingest(monkeypatch) -> None:
+    """The ingest fails on a batch with a line saying "poison" (a mock: no real frame can make
+    it fail once text is escaped; it stands for any future bug in the ingest)."""
+    real_ingest = frames.frame_ingest
+
+    def broken_ingest(**kwargs):
+        if any("poison" in str(ln.get("text")) for ln in kwargs["raw_lines"]):
+            raise ValueError("cannot adapt this value")
+        return real_ingest(**kwargs)
+
+    monkeypatch.setattr(frames, "frame_ingest", broken_ingest)
+
+
 async def test_nul_and_escaped_bytes_are_stored_and_the_frame_acked(student) -> None:
     daemon, key, job, _ = await _running_job(student)
     splayd = FakeSplayd(key, session="s-1", instances=[{"job": job.id, "node": 1, "state": "RUNNING"}])
@@ -62,14 +75,7 @@ async def test_a_frame_that_cannot_be_stored_is_acked_and_recorded_on_its_nodes(
     """A failure no input can cause today stands for any future bug in the ingest (a mock, as
     no real frame can make it fail once text is escaped): the journal must move on."""
     daemon, key, job, _ = await _running_job(student, nodes=2)
-    real_ingest = frames.frame_ingest
-
-    def broken_ingest(**kwargs):
-        if any("poison" in str(ln.get("text")) for ln in kwargs["raw_lines"]):
-            raise ValueError("cannot adapt this value")
-        return real_ingest(**kwargs)
-
-    monkeypatch.setattr(frames, "frame_ingest", broken_ingest)
+    _poison_breaks_ingest(monkeypatch)
     listed = [{"job": job.id, "node": k, "state": "RUNNING"} for k in (1, 2)]
     splayd = FakeSplayd(key, session="s-1", instances=listed)
     await splayd.connect()
@@ -95,14 +101,7 @@ async def test_a_logs_frame_stores_each_jobs_batch_once_and_one_unstorable_batch
     daemon, key, job, _ = await _running_job(student)
     other = await db(job_make)(student, state=Job.State.RUNNING, nodes=1)
     await db(instance_make)(other, 1, daemon)
-    real_ingest = frames.frame_ingest
-
-    def broken_ingest(**kwargs):
-        if any("poison" in str(ln.get("text")) for ln in kwargs["raw_lines"]):
-            raise ValueError("cannot adapt this value")
-        return real_ingest(**kwargs)
-
-    monkeypatch.setattr(frames, "frame_ingest", broken_ingest)
+    _poison_breaks_ingest(monkeypatch)
     listed = [{"job": j.id, "node": 1, "state": "RUNNING"} for j in (job, other)]
     splayd = FakeSplayd(key, session="s-1", instances=listed)
     await splayd.connect()
