@@ -70,6 +70,8 @@ class Config:
     power_supply_dir: Path = Path("/sys/class/power_supply")
     logind: bool = True  # idle: also ask logind (loginctl) about graphical sessions
     windows: tuple[str, ...] = ()  # windows: ["Mon-Fri 18:00-08:00", ...] local time
+    # Reachability probes (reach.py): TCP listener + UDP echo; 0 = any free port
+    probe_port: int = 0
 
     @property
     def max_mem_bytes(self) -> int:
@@ -96,6 +98,7 @@ _INTS = {  # field -> minimum
     "log_max_size_mb": 1,
     "outbox_max_mb": 1,
     "max_bandwidth_kbps": 0,
+    "probe_port": 0,
 }
 _STRINGS = ("name", "controller", "key", "ip", "luajit", "sandbox", "bwrap", "availability")
 _PATHS = ("work_dir", "sandbox_dir", "ca_file", "power_supply_dir")
@@ -218,6 +221,9 @@ def config_from_dict(data: dict[str, Any], base_dir: Path, source: str = "config
             f"({values['max_instances']})",
         )
     values["ports"] = (lo, hi)
+    if values.get("probe_port", 0) > 65535 or lo <= values.get("probe_port", 0) <= hi:
+        raise fail("probe_port", f"expected 0 (any free port) or a port up to 65535 outside ports {lo}-{hi}, "
+                                 f"got {values['probe_port']}")
 
     for name in _PATHS:
         if name in data:

@@ -40,7 +40,7 @@ OPEN_TIMEOUT = 5.0
 WELCOME_TIMEOUT = 10.0
 MAX_FRAME = 16 * 1024 * 1024
 REFUSED_CLOSE_CODE = 4001
-COMMANDS = frozenset({"register", "free", "list", "start", "stop", "join", "blacklist"})
+COMMANDS = frozenset({"register", "free", "list", "start", "stop", "join", "blacklist", "probe"})
 
 
 class Refused(Exception):
@@ -67,6 +67,7 @@ class Connection:
         self.rtt_ms: float | None = None
         self.last_received = 0.0  # time.monotonic() of the controller's last frame
         self.ws: ClientConnection | None = None
+        self.probe_port = 0  # reach.ProbeListener's, once it listens (0: none, not advertised)
         self.connects = 0  # successful welcomes, for logs and tests
         self._stopping = asyncio.Event()
 
@@ -91,6 +92,7 @@ class Connection:
             "outbox_last": self.outbox.last_held(),
             "sandbox": self.jobs.isolation.backend,
             **self.jobs.hello_owner(),  # labels, limits (the owner's ceilings), availability
+            **({"probe": {"port": self.probe_port}} if self.probe_port else {}),
         }
 
     async def run(self) -> None:

@@ -23,6 +23,7 @@ from .connection import Connection, Refused
 from .isolation import IsolationError, docker_choose, isolation_choose
 from .jobs import JobManager
 from .outbox import Outbox
+from .reach import ProbeListener
 
 logger = logging.getLogger("splayd")
 
@@ -46,6 +47,7 @@ class Server:
         self.jobs: JobManager | None = None
         self.connection: Connection | None = None
         self.availability: AvailabilityMonitor | None = None
+        self.probe: ProbeListener | None = None
         self.started = asyncio.Event()
 
     def run(self) -> int:
@@ -109,6 +111,12 @@ class Server:
         self.availability = AvailabilityMonitor(cfg, self.jobs, self.outbox)
         self.availability.start()  # the first hello already tells the truth
         self.connection = Connection(cfg, self.jobs, self.outbox)
+        # Before the first hello, which advertises its port (reach.py; docs/volunteer.md)
+        self.probe = ProbeListener(cfg.name, cfg.probe_port)
+        try:
+            self.connection.probe_port = await self.probe.start()
+        except OSError as e:
+            raise StartupError(f"probe_port: cannot listen on {cfg.probe_port}: {e.strerror or e}") from None
         self._track(self._connect(), "connection")
         logger.info(
             "splayd %s: %d slots, ports %d-%d, work_dir %s, sandbox %s",
@@ -154,6 +162,8 @@ class Server:
         ):
             await asyncio.sleep(0.05)
         await self.connection.stop()
+        if self.probe is not None:
+            await self.probe.stop()
         tasks = set(self.tasks) | set(self.jobs.supervisor_tasks())
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=0 if self.force_exit else DRAIN_TIMEOUT)

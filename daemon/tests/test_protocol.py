@@ -19,12 +19,14 @@ SLEEPER = 'print("up")\nwhile true do events.sleep(0.05) end'
 
 
 async def test_hello_describes_the_daemon_and_heartbeats_follow(controller: FakeController, run_daemon) -> None:
-    async with run_daemon():
+    async with run_daemon() as server:
         hello = controller.hellos[0]
+        assert server.probe is not None and server.probe.port > 0
         assert hello == {
             "type": "hello", "name": "test-1", "key": "good-key", "session": None, "version": 1,
             "ip": "127.0.0.1", "max_instances": 4, "ports": [27100, 27199], "instances": [],
             "outbox_last": 0,  # the journal holds no frame yet
+            "probe": {"port": server.probe.port},  # its reachability listener (splayd/reach.py)
             "sandbox": "bwrap", "labels": {},
             "limits": {"max_mem_mb": 128, "max_cpu_seconds": 5, "disk_max_size_mb": 64, "disk_max_files": 1000,
                        "max_sockets": 64, "max_send_mb": 1024, "max_receive_mb": 1024, "nice": 0,
