@@ -1,6 +1,6 @@
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -15,7 +15,8 @@ from lib.schema import ERROR_404
 from .actions import (blacklist_add, blacklist_addresses, blacklist_remove, daemon_create, daemon_drain,
                       daemon_key_rotate, daemon_revoke, daemon_undrain)
 from .management.commands.daemon_create import config_toml
-from .models import BlacklistEntry, Daemon
+from .models import BlacklistEntry, Daemon, Reachability
+from .reachability import reachability_probe_soon, reachability_rows
 from .selectors import blacklist_entries, daemon_get, daemon_list, daemon_running_jobs
 
 
@@ -228,3 +229,35 @@ class BlacklistEntryApi(APIView):
     def delete(self, request: Request, entry_id: int) -> Response:
         blacklist_remove(entry=get_object_or_404(BlacklistEntry, id=entry_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ReachabilitySerializer(serializers.Serializer):
+    src = serializers.IntegerField(source="src_id", help_text="the daemon that probed")
+    src_name = serializers.CharField(source="src.name")
+    dst = serializers.IntegerField(source="dst_id", help_text="the daemon it tried to reach")
+    dst_name = serializers.CharField(source="dst.name")
+    status = serializers.ChoiceField(choices=Reachability.Status.choices,
+                                     help_text='"direct": its nodes can connect to dst\'s; "none": they cannot')
+    tcp = serializers.BooleanField()
+    udp = serializers.BooleanField(help_text="the UDP echo answered too")
+    tcp_ms = serializers.FloatField(allow_null=True, help_text="connect to answer")
+    error = serializers.CharField(help_text="why not, TCP's (else UDP's); empty when both answered")
+    address = serializers.CharField(help_text="what was tried, ip:port of dst's probe listener")
+    measured_at = serializers.DateTimeField()
+
+
+class ReachabilityApi(APIView):
+    """Who can reach whom among the daemons you manage (issue 24): one row per ordered pair
+    measured, the latest measure. POST asks them to measure again (in the background)."""
+    permission_classes = [ManagesDaemons]
+
+    @extend_schema(responses=ReachabilitySerializer(many=True))
+    def get(self, request: Request) -> Response:
+        ids = list(daemon_list(user=request.user).values_list("id", flat=True))
+        return Response(ReachabilitySerializer(reachability_rows(daemon_ids=ids), many=True).data)
+
+    @extend_schema(request=None, responses={202: inline_serializer(
+        "ReachabilityProbeQueued", {"queued": serializers.BooleanField()})})
+    def post(self, request: Request) -> Response:
+        ids = list(daemon_list(user=request.user).values_list("id", flat=True))
+        return Response({"queued": reachability_probe_soon(among=ids)}, status=status.HTTP_202_ACCEPTED)

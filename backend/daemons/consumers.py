@@ -36,6 +36,7 @@ from logs.publisher import log_lines_publish, metric_chunks_publish
 from .commands import daemon_group
 from .frames import frame_unstorable_record, hello_accept, instance_frame_apply, log_frame_ingest, logs_frame_ingest
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
+from .reachability import reachability_probe_soon
 from .services import (
     Contact,
     Unlisted,
@@ -232,6 +233,9 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
             await self.channel_layer.send(result.previous_channel, close)
         self.acked = result.acked
+        if isinstance(content.get("probe"), dict):  # who it can reach, who reaches it (issue 24); runs
+            # reachability.SOON after this: the welcome is out by then
+            await database_sync_to_async(reachability_probe_soon, **OFF_THREAD)(involving=[result.daemon_id])
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
                               "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
                               "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER,

@@ -44,6 +44,8 @@ class Daemon(models.Model):
     revoked_at = models.DateTimeField(null=True, blank=True)  # key refused from then on
     # Sessions: the last outbox sequence number the controller has processed (docs/architecture.md).
     acked_seq = models.BigIntegerField(default=0)
+    # Its probe listener (hello's "probe"; daemon/splayd/reach.py): 0 = it advertises none
+    probe_port = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["name"]
@@ -67,3 +69,30 @@ class BlacklistEntry(models.Model):
 
     def __str__(self) -> str:
         return self.address
+
+
+class Reachability(models.Model):
+    """Whether `src` reached `dst`'s advertised address, as `src` measured it (daemons.reachability):
+    one row per ordered pair, the latest measure. A home router lets its daemon dial out but
+    nobody dial in, so A -> B and B -> A differ."""
+
+    class Status(models.TextChoices):
+        DIRECT = "direct"  # TCP answered: nodes on src can connect to nodes on dst
+        NONE = "none"  # no relay yet (issue 24): a job cannot span these two
+
+    src = models.ForeignKey(Daemon, on_delete=models.CASCADE, related_name="reach_out")
+    dst = models.ForeignKey(Daemon, on_delete=models.CASCADE, related_name="reach_in")
+    status = models.CharField(max_length=8, choices=Status.choices)
+    tcp = models.BooleanField(default=False)
+    udp = models.BooleanField(default=False)  # the UDP echo answered too
+    tcp_ms = models.FloatField(null=True, blank=True)  # connect -> answer
+    error = models.CharField(max_length=300, blank=True)  # why not (TCP's, else UDP's)
+    address = models.CharField(max_length=60, blank=True)  # what was tried: ip:port
+    measured_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["src", "dst"], name="reachability_pair")]
+        ordering = ["src_id", "dst_id"]
+
+    def __str__(self) -> str:
+        return f"{self.src_id} -> {self.dst_id}: {self.status}"

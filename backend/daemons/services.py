@@ -134,6 +134,8 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
             daemon.port_lo, daemon.port_hi = _int(ports[0]), _int(ports[1])
         daemon.version = _int(hello.get("version"), 0)
         daemon.sandbox = str(hello.get("sandbox") or "")[:16]
+        probe = hello.get("probe") if isinstance(hello.get("probe"), dict) else {}
+        daemon.probe_port = port if 1 <= (port := _int(probe.get("port"))) <= 65535 else 0  # reachability
         _owner_fields(daemon, hello)
         if not resumed:
             daemon.acked_seq = 0

@@ -4,6 +4,7 @@ from . import apis
 
 urlpatterns = [
     path("", apis.DaemonListApi.as_view(), name="daemon-list"),
+    path("reachability/", apis.ReachabilityApi.as_view(), name="daemon-reachability"),
     path("blacklist/", apis.BlacklistApi.as_view(), name="daemon-blacklist"),
     path("blacklist/<int:entry_id>/", apis.BlacklistEntryApi.as_view(), name="daemon-blacklist-entry"),
     path("<int:daemon_id>/revoke/", apis.DaemonRevokeApi.as_view(), name="daemon-revoke"),

@@ -33,7 +33,7 @@ from .jobspec import CommandError, compile_network, int_arg, trace_block
 from .launch import Launcher
 from .outbox import Outbox
 from .owner import ceilings, network_within_bandwidth, parse_blacklist, request_limits
-from .reach import probe_command
+from .reach import ProbeRefused, probe_command
 from .timeline import parse_churn_events, parse_timeline
 from .workdir import job_dir, node_argv, node_env, node_files_write
 
@@ -119,7 +119,10 @@ class JobManager(Launcher, ChurnRunner):
 
     async def cmd_probe(self, cmd: dict[str, Any]) -> Reply:
         """Try the other daemons' probe listeners (reach.py): who this one can reach."""
-        return await probe_command(cmd)
+        try:
+            return await probe_command(cmd)
+        except ProbeRefused as e:
+            raise CommandError(str(e)) from None
 
     # commands
     async def handle(self, cmd: dict[str, Any]) -> Reply:

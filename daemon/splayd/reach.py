@@ -13,6 +13,9 @@ same private address on the prober's own network (two routers both handing out 1
 `probe_command`: the controller's `probe` command, `{"targets": [{"daemon", "name", "ip", "port"}],
 "timeout": s}` → `{"ok": true, "results": [{"daemon", "tcp", "tcp_ms", "tcp_error", "udp",
 "udp_error"}]}`, every target tried at once.
+
+Standard library only, no import from the package: the controller's tests load this file to
+stand a real listener and prober behind a test daemon (backend/daemons/tests).
 """
 from __future__ import annotations
 
@@ -24,8 +27,6 @@ import secrets
 import time
 from typing import Any
 
-from .jobspec import CommandError
-
 logger = logging.getLogger("splayd")
 
 MAGIC = b"SPLAYLAB-PROBE"
@@ -36,6 +37,10 @@ MAX_TIMEOUT = 10.0
 MAX_TARGETS = 1000
 UDP_TRIES = 3  # datagrams are lost: send again at timeout / UDP_TRIES
 CONCURRENCY = 64  # probes in flight at once
+
+
+class ProbeRefused(ValueError):
+    """A malformed `probe` command (JobManager replies ok: false with this reason)."""
 
 
 def answer(line: bytes, name: str) -> bytes | None:
@@ -195,17 +200,17 @@ async def probe_udp(ip: str, port: int, name: str, timeout: float) -> str:
 def _targets(cmd: dict[str, Any]) -> tuple[list[dict[str, Any]], float]:
     targets = cmd.get("targets")
     if not isinstance(targets, list) or len(targets) > MAX_TARGETS:
-        raise CommandError(f"targets: expected a list of at most {MAX_TARGETS} daemons")
+        raise ProbeRefused(f"targets: expected a list of at most {MAX_TARGETS} daemons")
     timeout = cmd.get("timeout", DEFAULT_TIMEOUT)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
-        raise CommandError(f"timeout: expected seconds in (0, {MAX_TIMEOUT:g}], got {timeout!r}")
+        raise ProbeRefused(f"timeout: expected seconds in (0, {MAX_TIMEOUT:g}], got {timeout!r}")
     out = []
     for i, t in enumerate(targets):
         ok = (isinstance(t, dict) and isinstance(t.get("ip"), str) and isinstance(t.get("name"), str)
               and isinstance(t.get("port"), int) and not isinstance(t.get("port"), bool)
               and 1 <= t["port"] <= 65535)
         if not ok:
-            raise CommandError(f"targets[{i}]: expected {{daemon, name, ip, port}}, got {t!r}")
+            raise ProbeRefused(f"targets[{i}]: expected {{daemon, name, ip, port}}, got {t!r}")
         out.append(t)
     return out, float(timeout)
 

@@ -262,6 +262,8 @@ CASES: list[Case] = [
     Case("daemon-rotate-key", "post", DAEMON + "rotate-key/", daemon_managers(200)),
     Case("daemon-drain", "post", DAEMON + "drain/", daemon_managers(200)),
     Case("daemon-undrain", "post", DAEMON + "undrain/", daemon_managers(200)),
+    Case("daemon-reachability", "get", "/api/daemons/reachability/", daemon_managers(200, other_instructor=200)),
+    Case("daemon-reachability", "post", "/api/daemons/reachability/", daemon_managers(202, other_instructor=202)),
     Case("daemon-blacklist", "get", "/api/daemons/blacklist/", daemon_managers(200, other_instructor=200)),
     Case("daemon-blacklist", "post", "/api/daemons/blacklist/", operator_only(201),
          lambda w, actor: {"address": "10.9.9.9"}),
