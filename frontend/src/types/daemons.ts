@@ -63,3 +63,22 @@ export interface Blacklist {
   /** what daemons get: SPLAYLAB_BLACKLIST, the controller's own addresses, then the entries */
   addresses: string[];
 }
+
+/** GET /api/daemons/reachability/: whether `src` reached `dst`'s advertised address (issue 24). */
+export interface Reachability {
+  src: number;
+  src_name: string;
+  dst: number;
+  dst_name: string;
+  /** "direct": src's nodes can connect to dst's; "none": they cannot (no relay yet) */
+  status: "direct" | "none";
+  tcp: boolean;
+  /** the UDP echo answered too */
+  udp: boolean;
+  tcp_ms: number | null;
+  /** why not: TCP's, else UDP's; "" when both answered */
+  error: string;
+  /** dst's probe listener, ip:port */
+  address: string;
+  measured_at: string;
+}

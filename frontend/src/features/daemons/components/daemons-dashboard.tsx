@@ -7,6 +7,7 @@ import { BlacklistEditor } from "./blacklist-editor";
 import { CreateDaemonForm, type CourseChoice } from "./create-daemon-form";
 import { DaemonsTable } from "./daemons-table";
 import { KeyReveal } from "./key-reveal";
+import { ReachabilityGrid } from "./reachability-grid";
 
 /** Instructors: their courses' daemons (site operators: every one), live (polled), with their
  * actions; create one for a course they instruct; the blacklist. */
@@ -28,6 +29,7 @@ export function DaemonsDashboard({ courses, operator }: { courses: CourseChoice[
         </span>
       </div>
       <DaemonsTable daemons={daemons.data} onKey={(result) => setRevealed({ result, what: "rotated" })} />
+      <ReachabilityGrid daemons={daemons.data} />
       {revealed && <KeyReveal result={revealed.result} what={revealed.what} onDismiss={() => setRevealed(null)} />}
       <div className="daemons-forms">
         <CreateDaemonForm courses={courses} operator={operator} onCreated={(result) => setRevealed({ result, what: "created" })} />

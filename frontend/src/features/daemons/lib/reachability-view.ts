@@ -1,0 +1,57 @@
+// Pure helpers for the dashboard's reachability grid (issue 24).
+import type { Daemon, Reachability } from "@/types/daemons";
+
+export interface ReachCell {
+  /** "direct", "none", or "unknown" (never measured: placed as if reachable) */
+  kind: "direct" | "none" | "unknown" | "self";
+  text: string;
+  /** the hover text: why not, what was tried, when */
+  title: string;
+}
+
+/** One cell: can `from`'s nodes reach `to`'s? */
+export function reachCell(pair: Reachability | undefined, when: (iso: string) => string): ReachCell {
+  if (!pair) return { kind: "unknown", text: "?", title: "not measured" };
+  const at = `${pair.address}, measured ${when(pair.measured_at)}`;
+  if (pair.status === "direct") {
+    const ms = pair.tcp_ms == null ? "" : ` ${pair.tcp_ms.toFixed(1)} ms`;
+    return {
+      kind: "direct",
+      text: `direct${ms}${pair.udp ? "" : " (TCP only)"}`,
+      title: pair.error ? `${pair.error} — ${at}` : at,
+    };
+  }
+  return { kind: "none", text: "none", title: `${pair.error || "unreachable"} — ${at}` };
+}
+
+/** The grid: every daemon ONLINE or measured, by name; a row per `from`, a cell per `to`. */
+export function reachGrid(
+  daemons: Pick<Daemon, "id" | "name" | "state">[],
+  pairs: Reachability[],
+  when: (iso: string) => string,
+): { names: { id: number; name: string }[]; rows: { id: number; name: string; cells: (ReachCell & { to: string })[] }[] } {
+  const measured = new Set(pairs.flatMap((p) => [p.src, p.dst]));
+  const names = daemons
+    .filter((d) => d.state === "ONLINE" || measured.has(d.id))
+    .map((d) => ({ id: d.id, name: d.name }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  const byPair = new Map(pairs.map((p) => [`${p.src}>${p.dst}`, p]));
+  const rows = names.map((from) => ({
+    ...from,
+    cells: names.map((to) => ({
+      to: to.name,
+      ...(from.id === to.id
+        ? { kind: "self" as const, text: "—", title: "" }
+        : reachCell(byPair.get(`${from.id}>${to.id}`), when)),
+    })),
+  }));
+  return { names, rows };
+}
+
+/** "2 of 6 pairs cannot reach each other" / "every measured pair reaches directly" / "". */
+export function reachSummary(pairs: Reachability[]): string {
+  if (pairs.length === 0) return "";
+  const none = pairs.filter((p) => p.status === "none").length;
+  if (none === 0) return `every measured pair reaches directly (${pairs.length})`;
+  return `${none} of ${pairs.length} measured pairs cannot reach each other`;
+}
