@@ -15,6 +15,8 @@ app.conf.beat_schedule = {
     "daemons-sweep": {"task": "daemons.tasks.daemons_sweep", "schedule": 1.0},
     # Safety net when a daemon does not end a job at its duration.
     "jobs-expire": {"task": "jobs.tasks.jobs_expire", "schedule": 5.0},
+    # LTI: the used-nonce table only matters while an id_token could still verify (minutes).
+    "lti-nonces-prune": {"task": "lti.tasks.nonces_prune", "schedule": 86400.0},
     # Retention: measure what jobs store, prune what their course's policy no longer keeps
     # (bounded batches; backend/retention/).
     "retention-sweep": {"task": "retention.tasks.retention_sweep",

@@ -130,6 +130,7 @@ INSTALLED_APPS = [
     "scenarios",
     "grading",
     "retention",
+    "lti",
 ]
 
 MIDDLEWARE = [

@@ -19,8 +19,10 @@ urlpatterns = [
     path("api/scenarios/", include("scenarios.urls")),
     path("api/courses/", include("courses.urls")),
     path("api/", include("grading.urls")),
+    path("api/", include("lti.api_urls")),
+    path("lti/", include("lti.urls")),  # the LMS's browser: forms and redirects, not the API
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     # Everything else is the SPA (WhiteNoise answers /static/ before Django routing).
-    re_path(r"^(?!api/|admin/|static/|ws/).*$", spa_index, name="spa"),
+    re_path(r"^(?!api/|admin/|static/|ws/|lti/).*$", spa_index, name="spa"),
 ]
