@@ -39,7 +39,7 @@ class JobLogsApi(APIView):
 
     @extend_schema(parameters=[FilterSerializer], responses=LogsOutputSerializer)
     def get(self, request: Request, job_id: int) -> Response:
-        job_get(user=request.user, job_id=job_id)  # 404 for jobs the user may not see
+        job_get(user=request.user, job_id=job_id, instances=False)  # 404 for jobs the user may not see
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         after = filters.validated_data["after"]

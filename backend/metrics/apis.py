@@ -77,7 +77,7 @@ class JobMetricChunksApi(APIView):
     @extend_schema(parameters=[FilterSerializer], responses=MetricChunksOutputSerializer)
     def get(self, request: Request, job_id: int) -> Response:
         """Every sample, in chunks (one per metric and daemon batch), by increasing id."""
-        job_get(user=request.user, job_id=job_id)  # 404 for jobs the user may not see
+        job_get(user=request.user, job_id=job_id, instances=False)  # 404 for jobs the user may not see
         filters = self.FilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
         after = filters.validated_data["after"]
