@@ -4,6 +4,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { useCourse } from "@/features/courses/api/get-course";
 import { isCourseStaff, roleLabel } from "@/features/courses/lib/roles";
 import { AssignmentList } from "@/features/grading/components/assignment-list";
+import { LmsCard } from "@/features/lms/components/lms-card";
 import { CourseRetentionCard } from "@/features/retention/components/course-retention-card";
 import { positiveId } from "@/lib/ids";
 
@@ -47,6 +48,7 @@ export function CourseRoute() {
       <h2>Assignments</h2>
       <AssignmentList courseId={courseId} staff={staff} canPublish={course.data.role === "instructor"} />
       {staff && <CourseRetentionCard course={course.data} canEdit={course.data.role === "instructor"} />}
+      {staff && <LmsCard courseId={courseId} canEdit={course.data.role === "instructor"} />}
     </div>
   );
 }

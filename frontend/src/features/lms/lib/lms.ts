@@ -1,0 +1,97 @@
+// The course's LMS link (backend/lti): registrations, the tool's URLs, each gradebook cell's passback state.
+
+export interface LmsContext {
+  id: number;
+  context_id: string;
+  title: string;
+  grades: boolean;
+  roster: boolean;
+  roster_synced_at: string | null;
+  roster_error: string;
+}
+
+export interface LmsPlatform {
+  id: number;
+  name: string;
+  issuer: string;
+  client_id: string;
+  deployment_ids: string[];
+  auth_login_url: string;
+  auth_token_url: string;
+  key_set_url: string;
+  created_at: string;
+  contexts: LmsContext[];
+}
+
+export interface LmsToolUrls {
+  login_url: string;
+  launch_url: string;
+  deep_link_url: string;
+  jwks_url: string;
+  redirect_uris: string;
+  domain: string;
+}
+
+export interface LmsPlatforms {
+  tool: LmsToolUrls;
+  platforms: LmsPlatform[];
+}
+
+export interface LmsPlatformInput {
+  name: string;
+  issuer: string;
+  client_id: string;
+  deployment_ids: string[];
+  auth_login_url: string;
+  auth_token_url: string;
+  key_set_url: string;
+}
+
+/** A gradebook cell's passback state (null: never sent). */
+export interface LmsCellSync {
+  state: "pending" | "sent" | "failed";
+  reason: string;
+  score: number | null;
+  submission: number | null;
+  sent_at: string | null;
+  changed_at: string;
+  tries: number;
+}
+
+/** Deployment ids as an instructor pastes them: one per line or comma-separated, blanks dropped, no repeats. */
+export function parseDeploymentIds(text: string): string[] {
+  const ids = text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  return [...new Set(ids)];
+}
+
+/** The registration form's fields checked before posting: every field but the name is required. */
+export function registrationInput(fields: Record<keyof LmsPlatformInput, string>): { ok: LmsPlatformInput } | { error: string } {
+  const deployment_ids = parseDeploymentIds(fields.deployment_ids);
+  const missing = (["issuer", "client_id", "auth_login_url", "auth_token_url", "key_set_url"] as const).filter(
+    (k) => !fields[k].trim(),
+  );
+  if (missing.length) return { error: `Fill in: ${missing.join(", ")}` };
+  if (!deployment_ids.length) return { error: "Give at least one deployment id (the LMS shows it beside the client id)." };
+  return {
+    ok: {
+      name: fields.name.trim(),
+      issuer: fields.issuer.trim(),
+      client_id: fields.client_id.trim(),
+      deployment_ids,
+      auth_login_url: fields.auth_login_url.trim(),
+      auth_token_url: fields.auth_token_url.trim(),
+      key_set_url: fields.key_set_url.trim(),
+    },
+  };
+}
+
+/** What the gradebook cell says about its passback. */
+export function syncLabel(sync: LmsCellSync | null | undefined): { text: string; title: string } | null {
+  if (!sync) return null;
+  if (sync.state === "sent") return { text: "LMS ✓", title: `sent to the LMS${sync.sent_at ? ` at ${sync.sent_at}` : ""}` };
+  if (sync.state === "pending") return { text: "LMS …", title: `pending: ${sync.reason || "to be sent"}` };
+  return { text: "LMS ✗", title: `failed: ${sync.reason}` };
+}
