@@ -2,8 +2,9 @@
 `factor` times the nodes, on the candidate daemons, fastest first; keep the first n slots that
 answer, FREE the rest, then LIST and START). Candidates (issue 8) are chosen by jobs.selection: ONLINE, available by
 their owner's policy, not drained, key not revoked, labels matching the descriptor's
-`daemon_labels`, owner's ceilings (hello `limits`) at least what the descriptor names. Called
-by the Celery task with a job id.
+`daemon_labels`, owner's ceilings (hello `limits`) at least what the descriptor names; of those,
+only daemons that reach each other (issue 24: a pair measured unreachable either way is never
+spanned, jobs.selection.reachable_group). Called by the Celery task with a job id.
 
 Every wait here is for a reply whose work does not grow with the job's size, so one
 SPLAYLAB_REGISTER_TIMEOUT fits a job of 1 node as of 1,000: REGISTER picks ports, LIST writes
@@ -23,6 +24,7 @@ from django.db.models import Count
 
 from daemons.commands import Command, Reply, commands_send
 from daemons.models import Daemon
+from daemons.reachability import unreachable_pairs
 from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
 
@@ -32,7 +34,8 @@ from .churn import remaining as churn_remaining
 from .churn import start_lead as churn_start_lead
 from .churn import timelines as churn_timelines
 from .models import ChurnEvent, Job, JobInstance
-from .selection import CEILINGS, ceiling_of, daemon_request, exclusions_text, job_ask, log_budget_shares, plural, spread
+from .selection import (CEILINGS, ceiling_of, daemon_request, exclusions_text, job_ask, log_budget_shares, plural,
+                        reachable_group, spread, unreachable_text)
 from .services import instances_terminate, job_finish_if_done, job_state_set
 
 logger = logging.getLogger(__name__)
@@ -97,6 +100,25 @@ def _reserve(job: Job) -> Plan | None:
                                  + (" of your course" if allowed is not None else "")
                                  + (f" ({why_not})" if why_not else ""))
             return None
+        # Only daemons whose nodes can reach each other (issue 24; a pair never measured counts as reachable).
+        failures = unreachable_pairs(d for d, f in free.items() if f > 0)
+        group = reachable_group(free, order, {frozenset((a, b)) for a, b, _ in failures})
+        if len(group) < sum(1 for f in free.values() if f > 0):
+            names = {d.id: d.name for d in daemons}
+            cut = [(names[a], names[b], why) for a, b, why in failures]
+            in_group = sum(free[d] for d in group)
+            if in_group < job.nodes:
+                job_state_set(job.id, expect=[State.REGISTERING], to=State.NO_RESOURCES,
+                              reason=f"job needs {plural(job.nodes, 'instance')}; {plural(total, 'free slot')} on "
+                                     f"{plural(len(daemons), 'online daemon')}, but they cannot all reach each "
+                                     f"other: {unreachable_text(cut)}; the most on daemons that can: "
+                                     f"{plural(in_group, 'free slot')} on {', '.join(names[d] for d in group)}")
+                return None
+            left_out = sum(1 for d, f in free.items() if f > 0 and d not in group)
+            excluded["cannot reach the daemons chosen, or be reached by them"] = left_out
+            why_not = exclusions_text(excluded)
+            free = {d: free[d] for d in group}
+            total = in_group
         slots = spread(free, min(total, math.ceil(job.nodes * ask.factor - 1e-9)), order)
         JobInstance.objects.bulk_create(
             JobInstance(job=job, daemon_id=d, state=IState.RESERVED)

@@ -152,3 +152,41 @@ def log_budget_shares(asked: int | None, counts: dict[int, int],
         return {}
     nodes = sum(counts.values())
     return {d: {"log_max_size": total * n // nodes, "log_max_size_of_job": total} for d, n in counts.items()}
+
+
+def reachable_group(free: dict[int, int], order: list[int], cut: set[frozenset[int]]) -> list[int]:
+    """Pure: the daemons a job may span when some pairs cannot reach each other (issue 24).
+    `cut` holds the pairs with a measured failure in either direction: their nodes could not
+    connect one way, so a job never spans both. From each daemon in turn as a seed, add every
+    daemon that reaches all those already chosen, most free slots first (ties: `order`); keep
+    the group with the most free slots (ties: the earlier seed). Finding the best group is a
+    maximum-weight clique, so this is a greedy answer: exact when the cut pairs split the daemons
+    into groups that all reach each other (public daemons and their LAN) and only NATed ones
+    stand alone. Without a cut pair among them, every daemon in `order`."""
+    ids = [d for d in order if free.get(d, 0) > 0]
+    if not any(pair <= set(ids) for pair in cut):
+        return ids
+    rank = {d: i for i, d in enumerate(ids)}
+    ranked = sorted(ids, key=lambda d: (-free[d], rank[d]))
+    best: list[int] = []
+    best_total = -1
+    for seed in ranked:
+        group = [seed]
+        for d in ranked:
+            if d != seed and all(frozenset((d, g)) not in cut for g in group):
+                group.append(d)
+        total = sum(free[d] for d in group)
+        if total > best_total:
+            best, best_total = group, total
+    return sorted(best, key=rank.__getitem__)
+
+
+MAX_PAIRS_SHOWN = 6
+
+
+def unreachable_text(pairs: list[tuple[str, str, str]]) -> str:
+    """[(src name, dst name, why)] -> "lab-1 cannot reach lab-3 (TCP: no answer within 2 s); ...",
+    the first MAX_PAIRS_SHOWN and how many more."""
+    shown = [f"{src} cannot reach {dst}" + (f" ({why})" if why else "") for src, dst, why in pairs[:MAX_PAIRS_SHOWN]]
+    more = len(pairs) - MAX_PAIRS_SHOWN
+    return "; ".join(shown) + (f"; and {plural(more, 'more pair')}" if more > 0 else "")

@@ -1,5 +1,5 @@
 """The instructors' daemon dashboard (issue 8): an instructor sees both local daemons ONLINE
-with their capacity, drains one (and undrains it), creates a daemon and sees its key once; a
+with their capacity and reaching each other directly (issue 24), drains one (and undrains it), creates a daemon and sees its key once; a
 student gets no dashboard (no nav entry, the page refuses, the API answers 403)."""
 from __future__ import annotations
 
@@ -37,6 +37,11 @@ def test_an_instructor_watches_drains_and_creates_daemons(page: Page, stack) -> 
         expect(row.get_by_test_id("daemon-capacity")).to_have_text(re.compile(r"^\d+ / 100$"))
         expect(row.get_by_test_id("daemon-takes-jobs")).to_have_text("takes jobs")
         expect(row).to_contain_text(re.compile(r"just now|\d+ s ago"))
+
+    # Who reaches whom (issue 24): the two local daemons probed each other after their hello.
+    grid = page.get_by_test_id("reachability")
+    expect(grid.get_by_test_id("reach-lab-1-lab-2")).to_have_text(re.compile(r"^direct \d+\.\d ms$"), timeout=15_000)
+    expect(grid.get_by_test_id("reach-lab-2-lab-1")).to_have_text(re.compile(r"^direct \d+\.\d ms$"))
 
     lab2 = _row(page, "lab-2")
     try:
