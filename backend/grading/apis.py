@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from courses.selectors import course_access, course_access_instructor, course_access_staff
 from lib.schema import ERROR_429
+from lti.selectors import gradebook_lms  # each cell's passback state
 
 from .selectors import (FinalGrade, assignment_get, assignment_list, final_grades, gradebook_get,
                         latest_submissions, submission_get, submission_list, submission_view)
@@ -138,7 +139,7 @@ class GradebookApi(APIView):
         """Students × assignments (instructors and TAs): each cell's score is the override's if
         any, else the latest graded submission's final score."""
         access = course_access_staff(user=request.user, course_id=course_id)
-        return Response(gradebook_data(gradebook_get(course=access.course)))
+        return Response(gradebook_lms(gradebook_data(gradebook_get(course=access.course)), access.course))
 
 
 class GradebookCsvApi(APIView):

@@ -25,6 +25,7 @@ from rest_framework.exceptions import ValidationError
 from accounts.models import User
 from courses.models import Course, Membership
 from lib.errors import ApplicationError
+from lti.hooks import grade_changed  # the LMS gets every grade change (lti/README.md)
 
 from .models import Assignment, GradeOverride, Submission
 
@@ -212,8 +213,9 @@ def submission_grade(submission_id: int, *, grade: GradeFn | None = None) -> Sub
         message = _error_message(exc)
         mine.update(status=Status.ERROR, error=message, graded_at=timezone.now())
     else:
-        mine.update(status=Status.GRADED, score=score, report=report, error="", graded_at=timezone.now(),
-                    final_score=final_score_for(score=score, penalty_percent=submission.penalty_percent))
+        if mine.update(status=Status.GRADED, score=score, report=report, error="", graded_at=timezone.now(),
+                       final_score=final_score_for(score=score, penalty_percent=submission.penalty_percent)):
+            grade_changed(assignment_id=submission.assignment_id, student_id=submission.student_id)
     submission.refresh_from_db()
     return submission
 
@@ -271,8 +273,10 @@ def grade_override_set(*, assignment: Assignment, student: User, by: User, score
         raise ApplicationError("not a student of this course", status_code=status.HTTP_404_NOT_FOUND)
     override, _ = GradeOverride.objects.update_or_create(
         assignment=assignment, student=student, defaults={"score": score, "comment": comment, "by": by})
+    grade_changed(assignment_id=assignment.id, student_id=student.id)
     return override
 
 
 def grade_override_delete(*, assignment: Assignment, student: User) -> None:
-    GradeOverride.objects.filter(assignment=assignment, student=student).delete()
+    if GradeOverride.objects.filter(assignment=assignment, student=student).delete()[0]:
+        grade_changed(assignment_id=assignment.id, student_id=student.id)

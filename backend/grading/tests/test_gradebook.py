@@ -38,7 +38,8 @@ def test_rows_are_students_columns_assignments_and_the_latest_graded_submission_
     assert (cell["score"], cell["source"], cell["submissions"]) == (54.0, "submission", 4)
     assert cell["submission"]["id"] == latest.id and cell["submission"]["late_days"] == 1
     assert _cells(body)[("alice", "chord")] == {"assignment": "chord", "score": None, "source": None,
-                                                 "submissions": 0, "submission": None, "override": None}
+                                                 "submissions": 0, "submission": None, "override": None,
+                                                 "lms": None}  # never sent to an LMS (lti.selectors)
 
 
 def test_an_override_wins_and_a_comment_alone_keeps_the_score(classroom) -> None:

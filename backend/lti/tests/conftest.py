@@ -13,6 +13,7 @@ from django.test import Client
 from accounts.models import User
 from courses.models import Course, Membership
 from courses.tests.factories import course_make, member_add
+from grading.tests.conftest import classroom  # noqa: F401 - a course without an LMS, for contrast
 from lti.models import Platform
 from lti.services import platform_register
 

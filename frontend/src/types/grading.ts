@@ -260,6 +260,20 @@ export interface GradebookCell {
     created_at: string;
   } | null;
   override: { score: number | null; comment: string; by: string | null; at: string } | null;
+  /** Where the cell stands with the course's LMS (backend/lti); null: never sent. */
+  lms?: LmsCellSync | null;
+}
+
+/** A gradebook cell's grade passback (LTI AGS): sent, pending (retried, or held while hidden checks are not
+ * released) or failed, with the reason. */
+export interface LmsCellSync {
+  state: "pending" | "sent" | "failed";
+  reason: string;
+  score: number | null;
+  submission: number | null;
+  sent_at: string | null;
+  changed_at: string;
+  tries: number;
 }
 
 /** GET /api/courses/<id>/gradebook/ (instructors and TAs). */
@@ -267,6 +281,8 @@ export interface Gradebook {
   course: number;
   assignments: AssignmentSummary[];
   rows: { student: GradebookStudent; cells: GradebookCell[] }[];
+  /** linked: a bound LMS course takes the grades back. */
+  lms?: { linked: boolean };
 }
 
 /** PUT /api/courses/<id>/gradebook/<slug>/<student id>/: score null keeps the submissions' score (comment only). */

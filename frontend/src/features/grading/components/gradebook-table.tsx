@@ -1,5 +1,6 @@
 import type { Gradebook } from "@/types/grading";
-import { cellText, cellTitle } from "../lib/gradebook";
+import { cellText, cellTitle, syncMark } from "../lib/gradebook";
+import "./gradebook-lms.css";
 
 export interface CellRef {
   studentId: number;
@@ -18,6 +19,11 @@ export function GradebookTable({ book, selected, onSelect }: GradebookTableProps
   if (book.rows.length === 0) return <p className="muted">No student in this course yet.</p>;
   return (
     <div className="table-scroll gradebook-scroll">
+      {book.lms?.linked && (
+        <p className="muted" data-testid="gradebook-lms-note">
+          Grades go back to the LMS on their own: ✓ sent, … pending (hover for why), ✗ failed (hover for the reason).
+        </p>
+      )}
       <table className="gradebook" data-testid="gradebook">
         <thead>
           <tr>
@@ -39,6 +45,7 @@ export function GradebookTable({ book, selected, onSelect }: GradebookTableProps
               </th>
               {cells.map((cell) => {
                 const isSelected = selected?.studentId === student.id && selected.slug === cell.assignment;
+                const mark = syncMark(cell.lms);
                 return (
                   <td key={cell.assignment} className="num">
                     <button
@@ -55,6 +62,12 @@ export function GradebookTable({ book, selected, onSelect }: GradebookTableProps
                       {cell.source === "override" && <span className="override-mark"> ✎</span>}
                       {cell.override?.comment && <span className="override-mark" aria-label="has a comment">*</span>}
                     </button>
+                    {mark && (
+                      <span className={`lms-mark lms-mark-${mark.state}`} data-testid="gradebook-lms" data-state={mark.state}
+                        title={mark.title} aria-label={mark.title}>
+                        {mark.text}
+                      </span>
+                    )}
                   </td>
                 );
               })}

@@ -1,5 +1,5 @@
 // Gradebook cells: what they show, and the override form's input.
-import type { Gradebook, GradebookCell, GradeOverrideInput } from "@/types/grading";
+import type { Gradebook, GradebookCell, GradeOverrideInput, LmsCellSync } from "@/types/grading";
 import { formatScore } from "./report";
 
 /** The cell's score: the override's if any, else the latest graded submission's final score. */
@@ -20,6 +20,14 @@ export function cellTitle(cell: GradebookCell): string {
   }
   lines.push(`${cell.submissions} submission${cell.submissions === 1 ? "" : "s"}`);
   return lines.join("\n");
+}
+
+/** The cell's LMS mark (grade passback): sent, pending with why, failed with why; null when never sent. */
+export function syncMark(sync: LmsCellSync | null | undefined): { text: string; state: string; title: string } | null {
+  if (!sync) return null;
+  if (sync.state === "sent") return { text: "✓", state: "sent", title: `sent to the LMS${sync.sent_at ? ` at ${sync.sent_at}` : ""}` };
+  if (sync.state === "pending") return { text: "…", state: "pending", title: `LMS: pending (${sync.reason || "to be sent"})` };
+  return { text: "✗", state: "failed", title: `LMS: failed (${sync.reason})` };
 }
 
 export type OverrideParse = { ok: GradeOverrideInput } | { error: string };

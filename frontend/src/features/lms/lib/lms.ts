@@ -47,17 +47,6 @@ export interface LmsPlatformInput {
   key_set_url: string;
 }
 
-/** A gradebook cell's passback state (null: never sent). */
-export interface LmsCellSync {
-  state: "pending" | "sent" | "failed";
-  reason: string;
-  score: number | null;
-  submission: number | null;
-  sent_at: string | null;
-  changed_at: string;
-  tries: number;
-}
-
 /** Deployment ids as an instructor pastes them: one per line or comma-separated, blanks dropped, no repeats. */
 export function parseDeploymentIds(text: string): string[] {
   const ids = text
@@ -86,12 +75,4 @@ export function registrationInput(fields: Record<keyof LmsPlatformInput, string>
       key_set_url: fields.key_set_url.trim(),
     },
   };
-}
-
-/** What the gradebook cell says about its passback. */
-export function syncLabel(sync: LmsCellSync | null | undefined): { text: string; title: string } | null {
-  if (!sync) return null;
-  if (sync.state === "sent") return { text: "LMS ✓", title: `sent to the LMS${sync.sent_at ? ` at ${sync.sent_at}` : ""}` };
-  if (sync.state === "pending") return { text: "LMS …", title: `pending: ${sync.reason || "to be sent"}` };
-  return { text: "LMS ✗", title: `failed: ${sync.reason}` };
 }

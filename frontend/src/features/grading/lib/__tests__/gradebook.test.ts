@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Gradebook, GradebookCell } from "@/types/grading";
-import { cellText, cellTitle, parseOverride, withCell } from "../gradebook";
+import { cellText, cellTitle, parseOverride, syncMark, withCell } from "../gradebook";
 
 const cell = (over: Partial<GradebookCell> = {}): GradebookCell => ({
   assignment: "chord", score: null, source: null, submissions: 0, submission: null, override: null, ...over,
@@ -58,5 +58,18 @@ describe("withCell", () => {
     expect(next.rows[0]?.cells[1]).toBe(book.rows[0]?.cells[1]);
     expect(next.rows[1]).toBe(book.rows[1]);
     expect(book.rows[0]?.cells[0]?.score).toBeNull(); // not changed in place
+  });
+});
+
+describe("gradebook LMS marks", () => {
+  const base = { score: 80, submission: 3, changed_at: "2026-11-27T00:00:00Z", tries: 1, sent_at: null, reason: "" };
+  it("say sent, pending with why, failed with why, nothing when never sent", () => {
+    expect(syncMark(null)).toBeNull();
+    expect(syncMark(undefined)).toBeNull();
+    expect(syncMark({ ...base, state: "sent", sent_at: "2026-11-27T00:01:00Z" })).toEqual({
+      text: "✓", state: "sent", title: "sent to the LMS at 2026-11-27T00:01:00Z" });
+    expect(syncMark({ ...base, state: "pending", reason: "the LMS answered 500" })?.title).toBe("LMS: pending (the LMS answered 500)");
+    expect(syncMark({ ...base, state: "failed", reason: "no score scope" })).toEqual({
+      text: "✗", state: "failed", title: "LMS: failed (no score scope)" });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseDeploymentIds, registrationInput, syncLabel } from "../lms";
+import { parseDeploymentIds, registrationInput } from "../lms";
 
 const fields = {
   name: " Canvas ",
@@ -22,15 +22,5 @@ describe("LMS registration form", () => {
     expect(ok).toEqual({ ok: { ...fields, name: "Canvas", deployment_ids: ["7:abc", "8:def"] } });
     expect(registrationInput({ ...fields, client_id: " ", key_set_url: "" })).toEqual({ error: "Fill in: client_id, key_set_url" });
     expect("error" in registrationInput({ ...fields, deployment_ids: ", ," })).toBe(true);
-  });
-});
-
-describe("gradebook passback state", () => {
-  const base = { score: 80, submission: 3, changed_at: "2026-11-27T00:00:00Z", tries: 1, sent_at: null, reason: "" };
-  it("says sent, pending with why, failed with why", () => {
-    expect(syncLabel(null)).toBeNull();
-    expect(syncLabel({ ...base, state: "sent", sent_at: "2026-11-27T00:01:00Z" })?.text).toBe("LMS ✓");
-    expect(syncLabel({ ...base, state: "pending", reason: "the LMS answered 500" })?.title).toBe("pending: the LMS answered 500");
-    expect(syncLabel({ ...base, state: "failed", reason: "no score scope" })).toEqual({ text: "LMS ✗", title: "failed: no score scope" });
   });
 });
