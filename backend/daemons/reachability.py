@@ -43,13 +43,13 @@ class Target:
 
 def probe_plan(targets: list[Target], *, involving: set[int] | None = None,
                among: set[int] | None = None) -> dict[int, list[Target]]:
-    """Pure: prober -> the daemons it tries. Every ordered pair of distinct daemons, limited to
+    """Pure: prober -> the daemons it tries. Every ordered pair, a daemon and itself included
+    (its nodes reach each other at its advertised address too: behind a router without port
+    forwarding, where the controller records the router's address, they do not), limited to
     pairs with one end in `involving` and to pairs with both ends in `among` when given."""
     plan: dict[int, list[Target]] = {}
     for src in targets:
         for dst in targets:
-            if src.daemon_id == dst.daemon_id:
-                continue
             if involving is not None and not ({src.daemon_id, dst.daemon_id} & involving):
                 continue
             if among is not None and not {src.daemon_id, dst.daemon_id} <= among:
@@ -140,7 +140,8 @@ def reachability_rows(*, daemon_ids: Iterable[int]) -> list[Reachability]:
 
 
 def unreachable_pairs(daemon_ids: Iterable[int]) -> list[tuple[int, int, str]]:
-    """Measured failures among `daemon_ids`: (src, dst, why), by ids."""
+    """Measured failures among `daemon_ids`: (src, dst, why), by ids; src == dst: a daemon whose
+    nodes cannot reach each other at its own address."""
     ids = list(daemon_ids)
     return list(Reachability.objects.filter(src_id__in=ids, dst_id__in=ids, status=Reachability.Status.NONE)
                 .order_by("src_id", "dst_id").values_list("src_id", "dst_id", "error"))

@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 
 State = Job.State
 IState = JobInstance.State
+SELF_UNREACHABLE = "their nodes cannot reach each other at their address (behind a router?)"
+CUT_OFF = "cannot reach the daemons chosen, or be reached by them"
 @dataclass
 class Kept:
     daemon_id: int
@@ -85,6 +87,14 @@ def _reserve(job: Job) -> Plan | None:
             else:
                 daemons.append(d)
                 requests[d.id] = request
+        # Who reaches whom (issue 24; a pair never measured counts as reachable). A daemon whose
+        # nodes cannot reach each other at its own address (a router without port forwarding)
+        # takes 1-node jobs only.
+        failures = unreachable_pairs(d.id for d in daemons)
+        alone = {a for a, b, _ in failures if a == b}
+        if job.nodes > 1 and alone:
+            daemons = [d for d in daemons if d.id not in alone]
+            excluded[SELF_UNREACHABLE] = len(alone)
         # The fastest responders first (heartbeat round trip; unmeasured last): spread's ties.
         order = [d.id for d in sorted(daemons, key=lambda d: (d.rtt_ms is None, d.rtt_ms or 0.0, d.id))]
         active = dict(JobInstance.objects.filter(daemon__in=daemons, state__in=list(JobInstance.ACTIVE))
@@ -100,8 +110,8 @@ def _reserve(job: Job) -> Plan | None:
                                  + (" of your course" if allowed is not None else "")
                                  + (f" ({why_not})" if why_not else ""))
             return None
-        # Only daemons whose nodes can reach each other (issue 24; a pair never measured counts as reachable).
-        failures = unreachable_pairs(d for d, f in free.items() if f > 0)
+        # Only daemons that reach each other.
+        failures = [(a, b, why) for a, b, why in failures if a != b and free.get(a) and free.get(b)]
         group = reachable_group(free, order, {frozenset((a, b)) for a, b, _ in failures})
         if len(group) < sum(1 for f in free.values() if f > 0):
             names = {d.id: d.name for d in daemons}
@@ -115,7 +125,7 @@ def _reserve(job: Job) -> Plan | None:
                                      f"{plural(in_group, 'free slot')} on {', '.join(names[d] for d in group)}")
                 return None
             left_out = sum(1 for d, f in free.items() if f > 0 and d not in group)
-            excluded["cannot reach the daemons chosen, or be reached by them"] = left_out
+            excluded[CUT_OFF] = left_out
             why_not = exclusions_text(excluded)
             free = {d: free[d] for d in group}
             total = in_group

@@ -21,6 +21,7 @@ from daemons.models import Daemon, Reachability
 from daemons.reachability import Target, probe_plan, reachability_store
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
+from jobs.tests.factories import in_worker_thread
 
 REACH_FILE = Path(__file__).resolve().parents[3] / "daemon" / "splayd" / "reach.py"
 
@@ -37,11 +38,13 @@ def splayd_reach() -> Any:
 def test_the_plan_covers_every_ordered_pair_or_those_asked() -> None:
     a, b, c = (Target(i, f"lab-{i}", "10.0.0.%d" % i, 40000 + i) for i in (1, 2, 3))
     everything = probe_plan([a, b, c])
-    assert {src: [t.daemon_id for t in ts] for src, ts in everything.items()} == {1: [2, 3], 2: [1, 3], 3: [1, 2]}
+    # each daemon tries itself too: its own nodes reach each other at its advertised address
+    assert {src: [t.daemon_id for t in ts] for src, ts in everything.items()} == {
+        1: [1, 2, 3], 2: [1, 2, 3], 3: [1, 2, 3]}
     involving = probe_plan([a, b, c], involving={3})  # 3 said hello: it tries all, all try it
-    assert {src: [t.daemon_id for t in ts] for src, ts in involving.items()} == {1: [3], 2: [3], 3: [1, 2]}
+    assert {src: [t.daemon_id for t in ts] for src, ts in involving.items()} == {1: [3], 2: [3], 3: [1, 2, 3]}
     among = probe_plan([a, b, c], among={1, 2})  # an instructor's two daemons
-    assert {src: [t.daemon_id for t in ts] for src, ts in among.items()} == {1: [2], 2: [1]}
+    assert {src: [t.daemon_id for t in ts] for src, ts in among.items()} == {1: [1, 2], 2: [1, 2]}
 
 
 @pytest.mark.django_db
@@ -109,20 +112,20 @@ async def test_daemons_probe_each_other_through_the_controller(monkeypatch: pyte
                           {"involving": [c.id], "among": None}]
         assert await db(lambda: sorted(Daemon.objects.values_list("name", "probe_port")))() == [
             ("lab-a", listeners[0].port), ("lab-b", listeners[1].port), ("lab-c", splayds[2].hello["probe"]["port"])]
-        probing = asyncio.ensure_future(db(reach_service.reachability_probe, thread_sensitive=False)(timeout=0.5))
+        probing = in_worker_thread(lambda: reach_service.reachability_probe(timeout=0.5))  # as the Celery task
         commands = await asyncio.gather(*(s.answer_probe() for s in splayds))
-        assert await asyncio.wait_for(probing, 10) == 6
+        assert await asyncio.wait_for(probing, 10) == 9
     finally:
         for s in splayds:
             await s.close()
         for listener in listeners:
             await listener.stop()
-    assert [sorted(t["name"] for t in cmd["targets"]) for cmd in commands] == [
-        ["lab-b", "lab-c"], ["lab-a", "lab-c"], ["lab-a", "lab-b"]]
+    assert [sorted(t["name"] for t in cmd["targets"]) for cmd in commands] == [["lab-a", "lab-b", "lab-c"]] * 3
     rows = await db(lambda: {(r.src.name, r.dst.name): r for r in Reachability.objects.select_related("src", "dst")})()
     assert {pair: r.status for pair, r in rows.items()} == {
         ("lab-a", "lab-b"): "direct", ("lab-b", "lab-a"): "direct", ("lab-c", "lab-a"): "direct",
-        ("lab-c", "lab-b"): "direct", ("lab-a", "lab-c"): "none", ("lab-b", "lab-c"): "none"}
+        ("lab-c", "lab-b"): "direct", ("lab-a", "lab-c"): "none", ("lab-b", "lab-c"): "none",
+        ("lab-a", "lab-a"): "direct", ("lab-b", "lab-b"): "direct", ("lab-c", "lab-c"): "none"}
     assert rows[("lab-a", "lab-b")].udp and rows[("lab-a", "lab-b")].tcp_ms is not None
     assert rows[("lab-a", "lab-c")].error == "TCP: Connection refused"
 

@@ -101,3 +101,25 @@ async def test_too_few_daemons_that_reach_each_other_is_no_resources_naming_the_
     for s in (s1, s2, s3):
         assert await s.ws.receive_nothing(0.2)
         await s.close()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_daemon_whose_nodes_cannot_reach_each_other_takes_one_node_jobs_only(student) -> None:
+    """Behind a router without port forwarding, the address the controller records is the
+    router's: even the daemon's own nodes cannot connect to each other there."""
+    (s1, s2, s3), (d1, d2, d3) = await _three_daemons()
+    for d in (d1, d2, d3):
+        await db(_unreachable)(d, d, "TCP: Connection refused")
+    job = await db(job_make)(student, nodes=2)
+    await asyncio.wait_for(in_worker_thread(job_schedule, job.id), 10)
+    await db(job.refresh_from_db)()
+    assert (job.state, job.reason) == (Job.State.NO_RESOURCES, (
+        "job needs 2 instances, only 0 free slots on 0 online daemons (3 daemons excluded: "
+        "their nodes cannot reach each other at their address (behind a router?))"))
+    one = await db(job_make)(student, nodes=1)  # a single node reaches no one: any daemon will do
+    task = in_worker_thread(job_schedule, one.id)
+    register = await s1.expect("register")
+    assert register["job"] == one.id
+    for s in (s1, s2, s3):
+        await s.close()
+    await asyncio.wait_for(task, 10)

@@ -23,8 +23,9 @@ export function ReachabilityGrid({ daemons }: { daemons: Daemon[] }) {
       </div>
       <p className="muted">
         Whether nodes on the row&apos;s daemon can connect to the column&apos;s (its advertised address, probed over
-        TCP and UDP). A daemon behind a home router reaches out but is not reached: jobs are not spread over a pair
-        marked none.
+        TCP and UDP; the diagonal: a daemon&apos;s nodes to each other). A daemon behind a home router reaches out
+        but is not reached: jobs are not spread over a pair marked none, and a daemon that cannot reach itself
+        takes 1-node jobs only.
       </p>
       {pairs.isError && <ErrorMessage error={pairs.error} title="Cannot load reachability." />}
       {probe.error && (

@@ -3,7 +3,7 @@ import type { Daemon, Reachability } from "@/types/daemons";
 
 export interface ReachCell {
   /** "direct", "none", or "unknown" (never measured: placed as if reachable) */
-  kind: "direct" | "none" | "unknown" | "self";
+  kind: "direct" | "none" | "unknown";
   text: string;
   /** the hover text: why not, what was tried, when */
   title: string;
@@ -38,12 +38,8 @@ export function reachGrid(
   const byPair = new Map(pairs.map((p) => [`${p.src}>${p.dst}`, p]));
   const rows = names.map((from) => ({
     ...from,
-    cells: names.map((to) => ({
-      to: to.name,
-      ...(from.id === to.id
-        ? { kind: "self" as const, text: "—", title: "" }
-        : reachCell(byPair.get(`${from.id}>${to.id}`), when)),
-    })),
+    // the diagonal too: a daemon's nodes reach each other at its advertised address (or not, behind a router)
+    cells: names.map((to) => ({ to: to.name, ...reachCell(byPair.get(`${from.id}>${to.id}`), when) })),
   }));
   return { names, rows };
 }

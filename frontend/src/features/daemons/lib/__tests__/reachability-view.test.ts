@@ -25,10 +25,11 @@ describe("reachability grid", () => {
       { id: 1, name: "lab-1", state: "ONLINE" as const },
       { id: 3, name: "old", state: "OFFLINE" as const }, // neither online nor measured: left out
     ];
-    const grid = reachGrid(daemons, [pair(), pair({ src: 2, dst: 1, status: "none", tcp: false, error: "TCP: x" })], when);
+    const grid = reachGrid(daemons, [pair(), pair({ src: 2, dst: 1, status: "none", tcp: false, error: "TCP: x" }),
+      pair({ src: 2, dst: 2, status: "none", tcp: false, error: "TCP: Connection refused" })], when);
     expect(grid.names.map((n) => n.name)).toEqual(["lab-1", "lab-2"]);
     expect(grid.rows.map((row) => row.cells.map((c) => `${row.name}>${c.to}:${c.kind}`))).toEqual([
-      ["lab-1>lab-1:self", "lab-1>lab-2:direct"], ["lab-2>lab-1:none", "lab-2>lab-2:self"]]);
+      ["lab-1>lab-1:unknown", "lab-1>lab-2:direct"], ["lab-2>lab-1:none", "lab-2>lab-2:none"]]);
   });
 
   it("sums the pairs up", () => {
