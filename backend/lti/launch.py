@@ -63,7 +63,7 @@ def _clear(message: str, claims: dict[str, Any]) -> str:
     """pylti1p3's terse messages, said for a person who has to fix the registration."""
     iss, aud = claims.get("iss"), claims.get("aud")
     deployment = claims.get(CLAIM + "deployment_id")
-    if message in ("Missing state param", "State not found"):
+    if message in ("Missing state param", "State not found") or message.startswith("Missing %s cookie"):
         return ("the launch's state is not one SplayLab issued (start the launch again from the LMS; "
                 "a browser that blocks third-party cookies may need the tool to open in a new window)")
     if message in ("Invalid Nonce", '"nonce" is empty'):
@@ -82,9 +82,11 @@ def _clear(message: str, claims: dict[str, Any]) -> str:
 
 def launch_validate(request: HttpRequest) -> DjangoMessageLaunch:
     """pylti1p3's checks; LaunchRefused with a clear message."""
-    launch = DjangoMessageLaunch(request, DbToolConf(), launch_data_storage=storage())
-    launch.set_launch_data_lifetime(LAUNCH_LIFETIME)
     try:
+        # Under https the storage wants its session cookie (set at login): a missing one is
+        # refused here, in the constructor.
+        launch = DjangoMessageLaunch(request, DbToolConf(), launch_data_storage=storage())
+        launch.set_launch_data_lifetime(LAUNCH_LIFETIME)
         launch.validate()
     except LtiException as exc:
         raise LaunchRefused(_clear(str(exc), _unverified_claims(request))) from None

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import html
+import logging
 
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
@@ -25,6 +26,8 @@ from .keys import jwks
 from .launch import LaunchRefused, launch_bind, launch_validate, storage
 from .tool_conf import DbToolConf
 from .tasks import roster_sync
+
+log = logging.getLogger(__name__)
 
 
 def refused(message: str, status: int = 403) -> HttpResponse:
@@ -65,8 +68,11 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return refused(str(exc))
     login(request, launch.user, backend="django.contrib.auth.backends.ModelBackend")
     if launch.role != Membership.Role.STUDENT:
-        # Instructors' launches keep the roster as the LMS has it (Celery, after the commit).
-        roster_sync.delay(launch.context.id)
+        # Instructors' launches keep the roster as the LMS has it (Celery; the binding is committed).
+        try:
+            roster_sync.delay(launch.context.id)
+        except Exception:  # noqa: BLE001 - a broker hiccup must not cost the instructor the launch
+            log.warning("roster sync of LMS context %s could not be queued", launch.context.id, exc_info=True)
     if launch.deep_linking:
         if launch.role == Membership.Role.STUDENT:
             return refused("only the LMS course's instructors may add SplayLab assignments")

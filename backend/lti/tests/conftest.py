@@ -46,10 +46,11 @@ def linked(teacher: User, lms: TestLms) -> Linked:
     return Linked(course, teacher, lms, platform)
 
 
-def login_then_auth(client: Client, lms: TestLms, spec: LaunchSpec, *, nonce: str | None = None) -> dict[str, str]:
+def login_then_auth(client: Client, lms: TestLms, spec: LaunchSpec, *, nonce: str | None = None,
+                    secure: bool = False) -> dict[str, str]:
     """The browser up to the LMS's launch form: its fields (id_token, state)."""
     url = urlsplit(lms.login_url(spec))
-    answer = client.get(url.path, dict(parse_qsl(url.query)))
+    answer = client.get(url.path, dict(parse_qsl(url.query)), secure=secure)
     assert answer.status_code == 302, answer.content
     query = dict(parse_qsl(urlsplit(answer["Location"]).query))
     assert query["client_id"] == lms.client_id and query["redirect_uri"] == "http://testserver/lti/launch/"
@@ -58,5 +59,5 @@ def login_then_auth(client: Client, lms: TestLms, spec: LaunchSpec, *, nonce: st
     return lms.auth(query)
 
 
-def launch(client: Client, lms: TestLms, spec: LaunchSpec):  # type: ignore[no-untyped-def]
-    return client.post("/lti/launch/", login_then_auth(client, lms, spec))
+def launch(client: Client, lms: TestLms, spec: LaunchSpec, *, secure: bool = False):  # type: ignore[no-untyped-def]
+    return client.post("/lti/launch/", login_then_auth(client, lms, spec, secure=secure), secure=secure)

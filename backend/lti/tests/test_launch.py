@@ -9,7 +9,7 @@ from courses.models import Membership
 from grading.tests.factories import assignment_make
 from lti.models import Context, LmsUser
 
-from .conftest import launch
+from .conftest import launch, login_then_auth
 from .platform import TA, LaunchSpec, Member
 
 
@@ -58,3 +58,18 @@ def test_an_unpublished_assignment_opens_the_course_page_for_a_student(linked) -
     assignment_make(linked.course, "draft", published=False)
     answer = launch(Client(), linked.lms, LaunchSpec("u-stud", custom={"assignment": "draft"}))
     assert answer["Location"] == f"/courses/{linked.course.id}"
+
+
+def test_over_https_the_launch_rides_on_cookies_an_lms_frame_sends(linked) -> None:
+    """Under https pylti1p3 keys the launch's state by a session cookie of its own, set at login
+    SameSite=None; Secure (an LMS's iframe is a third-party context); without it: refused."""
+    client = Client()
+    form = login_then_auth(client, linked.lms, LaunchSpec("u-stud"), secure=True)
+    session_cookie = client.cookies["lti1p3-session-id"]
+    assert session_cookie["samesite"] == "None" and session_cookie["secure"]
+    answer = client.post("/lti/launch/", form, secure=True)
+    assert answer.status_code == 302 and answer["Location"] == f"/courses/{linked.course.id}"
+    form = login_then_auth(client, linked.lms, LaunchSpec("u-stud"), secure=True)
+    stranger = Client()  # the same form from a browser that never logged in
+    refusal = stranger.post("/lti/launch/", form, secure=True)
+    assert refusal.status_code == 403 and "the launch's state is not one SplayLab issued" in refusal.content.decode().replace("&#x27;", "'")
