@@ -248,6 +248,62 @@ class Host:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
+@dataclass
+class NatHost(Host):
+    """Test host k behind a home router (issue 24): the volunteer's machine, netns slh<k>, holds
+    192.168.<k>.2 on a LAN with the router, netns slh<200+k>, whose eth0 is 10.77.0.(10+k) on the
+    bridge. The router masquerades what goes out and forwards nothing in (no port forwarding):
+    new connections and datagrams from the bridge to its address are dropped, as a home router's
+    are; replies to what went out come back. `ip` is the LAN address a volunteer would write
+    in the config; the controller records the router's (`public_ip`), the peer it sees."""
+
+    @property
+    def ip(self) -> str:
+        return f"192.168.{self.k}.2"
+
+    @property
+    def public_ip(self) -> str:
+        return host_ip(self.k)
+
+    @property
+    def router(self) -> str:
+        return f"{NETNS_PREFIX}{200 + self.k}"
+
+    def create(self) -> None:
+        r, lan = self.router, f"192.168.{self.k}"
+        run("ip", "netns", "add", r)
+        run("ip", "link", "add", self.veth, "type", "veth", "peer", "name", "eth0", "netns", r)
+        run("ip", "link", "set", self.veth, "master", BRIDGE)
+        run("ip", "link", "set", self.veth, "up")
+        run("ip", "-n", r, "addr", "add", f"{self.public_ip}/{PREFIX}", "dev", "eth0")
+        for link in ("lo", "eth0"):
+            run("ip", "-n", r, "link", "set", link, "up")
+        run("ip", "-n", r, "route", "add", "default", "via", BRIDGE_IP)
+        run("ip", "netns", "add", self.name)
+        run("ip", "-n", r, "link", "add", "lan0", "type", "veth", "peer", "name", "eth0", "netns", self.name)
+        run("ip", "-n", r, "addr", "add", f"{lan}.1/24", "dev", "lan0")
+        run("ip", "-n", r, "link", "set", "lan0", "up")
+        run("ip", "-n", self.name, "addr", "add", f"{self.ip}/24", "dev", "eth0")
+        for link in ("lo", "eth0"):
+            run("ip", "-n", self.name, "link", "set", link, "up")
+        run("ip", "-n", self.name, "route", "add", "default", "via", f"{lan}.1")
+        rules = [["sysctl", "-qw", "net.ipv4.ip_forward=1"],
+                 ["iptables", "-t", "nat", "-A", "POSTROUTING", "-o", "eth0", "-j", "MASQUERADE"],
+                 ["iptables", "-A", "FORWARD", "-i", "eth0", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED",
+                  "-j", "ACCEPT"],
+                 ["iptables", "-A", "FORWARD", "-i", "eth0", "-j", "DROP"],
+                 ["iptables", "-A", "INPUT", "-i", "eth0", "-m", "conntrack", "--ctstate", "ESTABLISHED,RELATED",
+                  "-j", "ACCEPT"],
+                 ["iptables", "-A", "INPUT", "-i", "eth0", "-j", "DROP"]]
+        for rule in rules:
+            run("ip", "netns", "exec", r, *rule)
+
+    def destroy(self) -> None:
+        super().destroy()
+        kill_netns(self.router)
+        run("ip", "netns", "del", self.router, check=False)
+
+
 def daemon_states(stack: Any, names: list[str]) -> dict[str, str]:
     """{daemon name: state} from the controller's /api/daemons/ (teacher's view)."""
     rows = stack.api("GET", "/api/daemons/", token=stack.teacher_token)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from multihost_helpers import (BRIDGE_IP, Host, bridge_up, cleanup_all, config_override,
+from multihost_helpers import (BRIDGE_IP, Host, NatHost, bridge_up, cleanup_all, config_override,
                                require_root, wait_daemon_states)
 from stack_helpers import RunningStack, running_stack
 
@@ -49,14 +49,16 @@ def _for_host(value: PerHost, i: int) -> Any:
 @pytest.fixture
 def hosts(mh_stack: RunningStack, tmp_path: Path) -> Iterator[Callable[..., list[Host]]]:
     """hosts(n, max_instances=10, ports=(20000, 20099), config=None, per_host=None,
-    extra_toml=None, start=True, wait_online=True) -> [Host, ...]
+    extra_toml=None, start=True, wait_online=True, nat=False) -> [Host, ...]
 
     Each new host gets a daemon `mh<test>-<k>` created by `manage.py daemon_create` (its key,
     controller ws://10.77.0.1:8770/ws/daemon/), with `ip` = the host's address. `config`: keys
     set in every host's TOML ({"max_mem_mb": 128}); `per_host`: {i: {...}} or a function of i
     (1-based within this call) giving more keys; `extra_toml`: text appended (str, or
     {i: str} / function), e.g. a TOML table. start=False: namespace and config only (call
-    .daemon_start()). Called again in the same test, it adds hosts k+1, k+2, ...
+    .daemon_start()). nat=True: each host sits behind a home router of its own
+    (multihost_helpers.NatHost: masquerading, no port forwarding). Called again in the same test,
+    it adds hosts k+1, k+2, ...
     """
     test_no = next(_TESTS)
     made: list[Host] = []
@@ -71,7 +73,7 @@ def hosts(mh_stack: RunningStack, tmp_path: Path) -> Iterator[Callable[..., list
     def make(n: int, *, max_instances: int = 10, ports: tuple[int, int] = (20000, 20099),
              config: dict[str, Any] | None = None, per_host: PerHost = None,
              extra_toml: str | PerHost = None, start: bool = True, wait_online: bool = True,
-             timeout: float = 30) -> list[Host]:
+             timeout: float = 30, nat: bool = False) -> list[Host]:
         new: list[Host] = []
         for i in range(1, n + 1):
             k = len(made) + 1
@@ -82,7 +84,7 @@ def hosts(mh_stack: RunningStack, tmp_path: Path) -> Iterator[Callable[..., list
             mh_stack.manage("daemon_create", name, "--max-instances", str(max_instances),
                             "--ports", f"{ports[0]}-{ports[1]}", "--controller", controller,
                             "--write-config", str(conf))
-            host = Host(k=k, daemon_name=name, config=conf, log=folder / "splayd.log")
+            host = (NatHost if nat else Host)(k=k, daemon_name=name, config=conf, log=folder / "splayd.log")
             made.append(host)
             host.create()
             keys = {"ip": host.ip, **(config or {}), **(_for_host(per_host, i) or {})}
