@@ -105,7 +105,8 @@ class TestLms:
                              .set_oidc_login_url(f"{tool_base}/lti/login/")
                              .set_platform_public_key(self.public_pem).set_platform_private_key(self.private_pem)
                              .set_tool_key_set(tool_jwks))
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # A short poll: shutdown() waits for it at every test's end.
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
 
     def close(self) -> None:
