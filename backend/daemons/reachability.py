@@ -17,6 +17,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -119,18 +120,47 @@ def reachability_store(*, src_id: int, targets: list[Target], results: Any) -> i
     return len(rows)
 
 
+HELLOS_KEY = "splaylab:reach:hellos"  # daemons whose hello awaits a probe round (a Redis set)
+ROUND_KEY = "splaylab:reach:round"  # set while a round is queued: later hellos join it
+ROUND_LOST_AFTER = 60  # seconds: a round whose task was lost (worker killed) stops holding others
+
+
+def _redis() -> Any:
+    import redis
+
+    return redis.Redis.from_url(settings.REDIS_URL)
+
+
 def reachability_probe_soon(*, involving: list[int] | None = None, among: list[int] | None = None) -> bool:
-    """Queue a probe (Celery), False when the broker is away: a measure is never worth failing
-    a hello or a request for."""
+    """Queue a probe (Celery), False when Redis or the broker is away: a measure is never worth
+    failing a hello or a request for. Hellos (`involving`) share one round: 200 daemons
+    reconnecting to a restarted controller cost one task, not 200 tasks each holding a worker
+    for up to a probe timeout while jobs wait to be scheduled."""
     from .tasks import reachability_probe_task
 
     try:
-        reachability_probe_task.apply_async(kwargs={"involving": involving, "among": among},
-                                            countdown=SOON)
-    except Exception as exc:  # noqa: BLE001 - kombu raises several kinds for a broker away
+        if involving is not None:
+            r = _redis()
+            r.sadd(HELLOS_KEY, *involving)
+            if not r.set(ROUND_KEY, "1", nx=True, ex=ROUND_LOST_AFTER):
+                return True  # a round is queued and not started: it takes these too
+            kwargs: dict[str, Any] = {"hellos": True}
+        else:
+            kwargs = {"among": among}
+        reachability_probe_task.apply_async(kwargs=kwargs, countdown=SOON)
+    except Exception as exc:  # noqa: BLE001 - redis and kombu raise several kinds for a server away
         logger.warning("reachability probe not queued: %s: %s", type(exc).__name__, exc)
         return False
     return True
+
+
+def hellos_take() -> list[int]:
+    """The daemons whose hellos the round about to run covers. The round's mark goes first: a
+    hello after it queues the next round, one before it is in the set taken here."""
+    r = _redis()
+    r.delete(ROUND_KEY)
+    ids = r.spop(HELLOS_KEY, r.scard(HELLOS_KEY) or 1) or []
+    return sorted(int(i) for i in ids)
 
 
 def reachability_rows(*, daemon_ids: Iterable[int]) -> list[Reachability]:

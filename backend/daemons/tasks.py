@@ -10,8 +10,12 @@ def daemons_sweep() -> dict[str, list[int]]:
 
 
 @shared_task(name="daemons.tasks.reachability_probe")
-def reachability_probe_task(involving: list[int] | None = None, among: list[int] | None = None) -> int:
-    """Daemons probe each other (daemons.reachability): after a hello, or asked from the dashboard."""
-    from .reachability import reachability_probe
+def reachability_probe_task(among: list[int] | None = None, hellos: bool = False) -> int:
+    """Daemons probe each other (daemons.reachability): the pairs of the daemons that said hello
+    since the last round (`hellos`), or those among `among` (asked from the dashboard)."""
+    from .reachability import hellos_take, reachability_probe
 
-    return reachability_probe(involving=involving, among=among)
+    if hellos:
+        involving = hellos_take()
+        return reachability_probe(involving=involving) if involving else 0
+    return reachability_probe(among=among)
