@@ -18,8 +18,9 @@ from courses.selectors import course_access, course_access_instructor, course_ac
 from lib.schema import ERROR_429
 from lti.selectors import gradebook_lms  # each cell's passback state
 
-from .selectors import (FinalGrade, assignment_get, assignment_list, final_grades, gradebook_get,
-                        latest_submissions, submission_get, submission_list, submission_view)
+from .selectors import (FinalGrade, assignment_distribution, assignment_get, assignment_list, check_names,
+                        check_points, final_grades, gradebook_get, latest_submissions, submission_get,
+                        submission_list, submission_view)
 from .serializers import (AssignmentListItemSerializer, SubmissionDetailOutputSerializer,
                           SubmissionOutputSerializer, assignment_detail_data, gradebook_cell_data,
                           gradebook_data, submission_data)
@@ -76,6 +77,14 @@ class AssignmentRegradeApi(APIView):
         access = course_access_staff(user=request.user, course_id=course_id)
         queued = assignment_regrade(assignment=assignment_get(access=access, slug=slug))
         return Response({"queued": queued}, status=status.HTTP_202_ACCEPTED)
+
+
+class AssignmentDistributionApi(APIView):
+    @extend_schema(responses=dict)
+    def get(self, request: Request, course_id: int, slug: str) -> Response:
+        """The class's score distribution per check, hidden checks too (instructors and TAs)."""
+        access = course_access_staff(user=request.user, course_id=course_id)
+        return Response(assignment_distribution(assignment=assignment_get(access=access, slug=slug)))
 
 
 class SubmissionListApi(APIView):
@@ -145,15 +154,22 @@ class GradebookApi(APIView):
 class GradebookCsvApi(APIView):
     @extend_schema(responses={(200, "text/csv"): str})
     def get(self, request: Request, course_id: int) -> HttpResponse:
-        """One row per student: username, name, email, then one column per assignment (slug)."""
+        """One row per student: username, name, email, one column per assignment (slug: the
+        gradebook's score), then one per check of each assignment ("slug: check name": the points
+        of the submission the gradebook counts; hidden checks too)."""
         access = course_access_staff(user=request.user, course_id=course_id)
         book = gradebook_get(course=access.course)
+        checks = [(a, name) for a in book.assignments for name in check_names(a)]
+        points = check_points(book)
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["username", "name", "email", *[a.slug for a in book.assignments]])
+        writer.writerow(["username", "name", "email", *[a.slug for a in book.assignments],
+                         *[_csv_text(f"{a.slug}: {name}") for a, name in checks]])
         for student, cells in book.rows:
+            per_check = [points.get((a.id, student.id), {}).get(name) for a, name in checks]
             writer.writerow([_csv_text(student.username), _csv_text(student.get_full_name()),
-                             _csv_text(student.email), *["" if c.score is None else f"{c.score:g}" for c in cells]])
+                             _csv_text(student.email), *["" if c.score is None else f"{c.score:g}" for c in cells],
+                             *["" if p is None else f"{p:g}" for p in per_check]])
         response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{access.course.slug}-gradebook.csv"'
         return response

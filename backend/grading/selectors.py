@@ -254,3 +254,61 @@ def latest_submissions(*, access: CourseAccess, user: User, assignments: list[As
         view = submission_view(s, access=access)
         out[s.assignment_id] = {"id": s.id, "status": s.status, "final_score": view.final_score}
     return out
+
+
+# ---- per check ----------------------------------------------------------------------------
+
+def check_names(assignment: Assignment) -> list[str]:
+    """The spec's checks, hidden ones included, in the spec's order (staff's views only)."""
+    return [str(c["name"]) for c in assignment_checks(assignment, include_hidden=True) if c.get("name")]
+
+
+def check_points(book: Gradebook) -> dict[tuple[int, int], dict[str, float]]:
+    """(assignment id, student id) -> check name -> points, from the submission each gradebook
+    cell counts (its latest graded one); cells without one are absent."""
+    ids = [c.submission.id for _, cells in book.rows for c in cells if c.submission is not None]
+    reports = dict(Submission.objects.filter(id__in=ids).values_list("id", "report"))
+    out: dict[tuple[int, int], dict[str, float]] = {}
+    for student, cells in book.rows:
+        for c in cells:
+            if c.submission is not None:
+                out[(c.assignment.id, student.id)] = {
+                    str(k.get("name")): float(k.get("points", 0)) for k in (reports.get(c.submission.id) or {}).get("checks", [])}
+    return out
+
+
+HISTOGRAM_BINS = 10
+
+
+def _histogram(fractions: list[float]) -> list[int]:
+    """Counts in HISTOGRAM_BINS equal bins of [0, 1] (1.0 in the last)."""
+    bins = [0] * HISTOGRAM_BINS
+    for f in fractions:
+        bins[min(HISTOGRAM_BINS - 1, max(0, int(f * HISTOGRAM_BINS)))] += 1
+    return bins
+
+
+def assignment_distribution(*, assignment: Assignment) -> dict[str, Any]:
+    """The class's scores for instructors and TAs: per check (hidden ones too) how many students
+    were graded on it, their mean points, how many passed, and a histogram of points / max points;
+    and the gradebook's final scores likewise. Each student counts once: the submission their
+    gradebook cell counts."""
+    book = gradebook_get(course=assignment.course)
+    cells = [c for _, row in book.rows for c in row if c.assignment.id == assignment.id]
+    graded = [c for c in cells if c.submission is not None]
+    reports = dict(Submission.objects.filter(id__in=[c.submission.id for c in graded]).values_list("id", "report"))
+    checks = []
+    for spec in assignment_checks(assignment, include_hidden=True):
+        rows = [k for c in graded for k in (reports.get(c.submission.id) or {}).get("checks", [])
+                if k.get("name") == spec["name"]]
+        max_points = max((float(k.get("max_points", 0)) for k in rows), default=0.0)
+        given = [float(k.get("points", 0)) for k in rows]
+        checks.append({
+            "name": spec["name"], "check": spec["check"], "hidden": spec["hidden"], "students": len(rows),
+            "max_points": max_points, "mean_points": round(sum(given) / len(given), 2) if given else None,
+            "passed": sum(1 for k in rows if k.get("passed")),
+            "histogram": _histogram([p / max_points for p in given] if max_points else [])})
+    scores = [float(c.score) for c in cells if c.score is not None]
+    return {"assignment": assignment.slug, "students": len(cells), "graded": len(scores),
+            "mean_score": round(sum(scores) / len(scores), 2) if scores else None,
+            "score_histogram": _histogram([s / 100 for s in scores]), "checks": checks}

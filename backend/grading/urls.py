@@ -9,6 +9,7 @@ urlpatterns = [
     path(COURSE + "assignments/", apis.AssignmentListApi.as_view(), name="assignment-list"),
     path(ASSIGNMENT, apis.AssignmentDetailApi.as_view(), name="assignment-detail"),
     path(ASSIGNMENT + "regrade/", apis.AssignmentRegradeApi.as_view(), name="assignment-regrade"),
+    path(ASSIGNMENT + "distribution/", apis.AssignmentDistributionApi.as_view(), name="assignment-distribution"),
     path(ASSIGNMENT + "submissions/", apis.SubmissionListApi.as_view(), name="submission-list"),
     path("submissions/<int:submission_id>/", apis.SubmissionDetailApi.as_view(), name="submission-detail"),
     path("submissions/<int:submission_id>/regrade/", apis.SubmissionRegradeApi.as_view(),

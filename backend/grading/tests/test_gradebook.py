@@ -92,7 +92,7 @@ def test_overrides_are_for_the_course_students_only(classroom) -> None:
                       format="json").status_code == 404
 
 
-def test_the_csv_has_a_row_per_student_and_a_column_per_assignment(classroom) -> None:
+def test_the_csv_has_a_row_per_student_a_column_per_assignment_then_per_check(classroom) -> None:
     chord, cyclon = assignment_make(classroom.course), assignment_make(classroom.course, slug="cyclon")
     graded_make(chord, classroom.student, 87.5)
     graded_make(cyclon, classroom.other_student, 40.0)
@@ -104,7 +104,9 @@ def test_the_csv_has_a_row_per_student_and_a_column_per_assignment(classroom) ->
     assert res["Content-Type"] == "text/csv; charset=utf-8"
     assert res["Content-Disposition"] == 'attachment; filename="ds-gradebook.csv"'
     rows = list(csv.reader(io.StringIO(res.content.decode())))
-    assert rows == [["username", "name", "email", "chord", "cyclon"],
-                    ["'=cmd", "'@SUM(A1)", "x@example.org", "", ""],
-                    ["alice", "", "", "", "40"],
-                    ["student", "", "", "87.5", "100"]]
+    checks = ["No errors", "Ring is right", "Latency like the reference's"]  # REPORT's points: 20, 30, 0
+    assert rows == [["username", "name", "email", "chord", "cyclon",
+                     *[f"chord: {c}" for c in checks], *[f"cyclon: {c}" for c in checks]],
+                    ["'=cmd", "'@SUM(A1)", "x@example.org", "", "", "", "", "", "", "", ""],
+                    ["alice", "", "", "", "40", "", "", "", "20", "30", "0"],
+                    ["student", "", "", "87.5", "100", "20", "30", "0", "", "", ""]]

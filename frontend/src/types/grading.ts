@@ -290,3 +290,26 @@ export interface GradeOverrideInput {
   score: number | null;
   comment: string;
 }
+
+/** One check's results over the class (GET .../assignments/<slug>/distribution/, staff). */
+export interface CheckDistribution {
+  name: string;
+  check: string;
+  hidden: boolean;
+  /** Students whose counted submission was graded on this check. */
+  students: number;
+  max_points: number;
+  mean_points: number | null;
+  passed: number;
+  /** Students per tenth of max_points (the last bin includes full marks). */
+  histogram: number[];
+}
+
+export interface AssignmentDistribution {
+  assignment: string;
+  students: number;
+  graded: number;
+  mean_score: number | null;
+  score_histogram: number[];
+  checks: CheckDistribution[];
+}

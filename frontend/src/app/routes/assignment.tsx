@@ -5,6 +5,7 @@ import { useMe } from "@/features/auth/api/get-me";
 import { useCourse } from "@/features/courses/api/get-course";
 import { isCourseStaff } from "@/features/courses/lib/roles";
 import { useAssignment } from "@/features/grading/api/get-assignment";
+import { ClassResults } from "@/features/grading/components/class-results";
 import { GraderSetupNote } from "@/features/grading/components/grader-setup-note";
 import { HandoutPanel } from "@/features/grading/components/handout-panel";
 import { SubmissionList } from "@/features/grading/components/submission-list";
@@ -63,6 +64,7 @@ function AssignmentIde({ courseId, slug }: { courseId: number; slug: string }) {
       <HandoutPanel assignment={assignment.data} />
       <AssignmentEditor courseId={courseId} assignment={assignment.data} />
       <aside className="assignment-side">
+        {staff && <ClassResults courseId={courseId} slug={slug} />}
         <SubmissionList courseId={courseId} slug={slug} title={staff ? "Submissions (everyone's)" : "Your submissions"} showStudent={staff} />
       </aside>
     </div>

@@ -12,5 +12,5 @@ export const gradebookQueryOptions = (courseId: number) =>
 export const useGradebook = (courseId: number | undefined) =>
   useQuery({ ...gradebookQueryOptions(courseId ?? 0), enabled: courseId !== undefined });
 
-/** The CSV export (same session): one row per student, one column per assignment's slug. */
+/** The CSV export (same session): one row per student, one column per assignment's slug, then one per check ("slug: check"). */
 export const gradebookCsvUrl = (courseId: number) => `/api/courses/${courseId}/gradebook.csv`;
