@@ -203,7 +203,7 @@ STORAGES = {
 REST_FRAMEWORK = {
     # Token first so unauthenticated requests get 401 (with WWW-Authenticate), not 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.PlainTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
