@@ -18,7 +18,7 @@ from jobs.models import JobInstance
 from jobs.churn_events import churn_node_down
 from jobs.services import job_finish_if_done
 
-from .models import Daemon, daemon_key_generate, daemon_key_hash
+from .models import Daemon, Reachability, daemon_key_generate, daemon_key_hash
 
 IState = JobInstance.State
 
@@ -136,6 +136,8 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
         daemon.sandbox = str(hello.get("sandbox") or "")[:16]
         probe = hello.get("probe") if isinstance(hello.get("probe"), dict) else {}
         daemon.probe_port = port if 1 <= (port := _int(probe.get("port"))) <= 65535 else 0  # reachability
+        if not daemon.probe_port:  # no listener now: what was measured before no longer says anything
+            Reachability.objects.filter(Q(src=daemon) | Q(dst=daemon)).delete()
         _owner_fields(daemon, hello)
         if not resumed:
             daemon.acked_seq = 0

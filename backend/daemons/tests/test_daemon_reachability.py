@@ -160,3 +160,17 @@ def test_the_dashboard_lists_the_pairs_and_asks_for_a_new_measure(teacher: Any, 
     answer = client.post("/api/daemons/reachability/")
     assert (answer.status_code, answer.json()) == (202, {"queued": True})
     assert queued == [{"among": [a.id, b.id]}]
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_hello_without_a_listener_forgets_what_was_measured() -> None:
+    """A daemon back without its listener (an older splayd): its old measures would keep
+    placing jobs by a network it may no longer be on."""
+    (a, ka), (b, _) = [await db(daemon_make)(n) for n in ("lab-a", "lab-b")]
+    await db(reachability_store)(src_id=b.id, targets=[Target(a.id, "lab-a", "10.0.0.1", 40000)], results=[
+        {"daemon": a.id, "tcp": False, "tcp_ms": None, "tcp_error": "no answer within 2 s", "udp": False,
+         "udp_error": ""}])
+    splayd = FakeSplayd(ka, name="lab-a")  # no "probe" in its hello
+    await splayd.connect()
+    await splayd.close()
+    assert await db(Reachability.objects.count)() == 0
