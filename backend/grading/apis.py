@@ -21,6 +21,9 @@ from lti.selectors import gradebook_lms  # each cell's passback state
 from .selectors import (FinalGrade, assignment_distribution, assignment_get, assignment_list, check_names,
                         check_points, final_grades, gradebook_get, latest_submissions, submission_get,
                         submission_list, submission_view)
+from .models import RegradeRequest
+from .regrade_requests import (MAX_MESSAGE, course_requests, regrade_request_answer, regrade_request_create,
+                               request_data)
 from .serializers import (AssignmentListItemSerializer, SubmissionDetailOutputSerializer,
                           SubmissionOutputSerializer, assignment_detail_data, gradebook_cell_data,
                           gradebook_data, submission_data)
@@ -213,3 +216,60 @@ class GradeOverrideApi(APIView):
         _, assignment, student = self._target(request, course_id, slug, student_id)
         grade_override_delete(assignment=assignment, student=student)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# ---- regrade requests ---------------------------------------------------------------------
+
+class SubmissionRegradeRequestsApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RegradeRequestInput"
+
+        message = serializers.CharField(max_length=MAX_MESSAGE, help_text="what should be looked at again, and why")
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request, submission_id: int) -> Response:
+        """The submission's regrade requests (its student and the course's staff)."""
+        submission, _ = submission_get(user=request.user, submission_id=submission_id)
+        rows = submission.regrade_requests.select_related("student", "answered_by", "submission__assignment")
+        return Response([request_data(r) for r in rows])
+
+    @extend_schema(request=InputSerializer, responses={201: dict})
+    def post(self, request: Request, submission_id: int) -> Response:
+        """The submission's student asks for a regrade (one open request at a time)."""
+        submission, _ = submission_get(user=request.user, submission_id=submission_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        created = regrade_request_create(submission=submission, student=request.user, **data.validated_data)
+        return Response(request_data(created), status=status.HTTP_201_CREATED)
+
+
+class CourseRegradeRequestsApi(APIView):
+    @extend_schema(parameters=[OpenApiParameter("state", str, enum=["open", "answered"])], responses=dict)
+    def get(self, request: Request, course_id: int) -> Response:
+        """The course's regrade requests, newest first (instructors and TAs)."""
+        access = course_access_staff(user=request.user, course_id=course_id)
+        state = request.query_params.get("state")
+        if state not in (None, "open", "answered"):
+            raise serializers.ValidationError({"state": ["open or answered"]})
+        return Response([request_data(r) for r in course_requests(course=access.course, state=state)])
+
+
+class RegradeRequestAnswerApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        class Meta:
+            ref_name = "RegradeRequestAnswerInput"
+
+        answer = serializers.CharField(max_length=MAX_MESSAGE, help_text="what the student reads")
+        regrade = serializers.BooleanField(default=False, help_text="also grade the submission again")
+
+    @extend_schema(request=InputSerializer, responses=dict)
+    def post(self, request: Request, request_id: int) -> Response:
+        found = RegradeRequest.objects.select_related("submission__assignment").filter(id=request_id).first()
+        if found is None:
+            raise Http404("no such regrade request")
+        course_access_staff(user=request.user, course_id=found.submission.assignment.course_id)  # 404 outside
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        answered = regrade_request_answer(request=found, by=request.user, **data.validated_data)
+        return Response(request_data(answered))

@@ -83,3 +83,26 @@ class GradeOverride(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["assignment", "student"], name="override_unique")]
+
+
+class RegradeRequest(models.Model):
+    """A student's request that staff look at a submission's grading again, with their message,
+    and the staff's answer (a regrade, or an explanation)."""
+    class State(models.TextChoices):
+        OPEN = "open"
+        ANSWERED = "answered"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="regrade_requests")
+    student = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    message = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    state = models.CharField(max_length=8, choices=State.choices, default=State.OPEN)
+    answer = models.TextField(blank=True)
+    answered_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+")
+    answered_at = models.DateTimeField(null=True, blank=True)
+    regraded = models.BooleanField(default=False, help_text="the answer queued a regrade of the submission")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["submission"], condition=models.Q(state="open"),
+                                               name="regrade_request_one_open")]

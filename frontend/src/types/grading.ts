@@ -313,3 +313,19 @@ export interface AssignmentDistribution {
   score_histogram: number[];
   checks: CheckDistribution[];
 }
+
+/** A student's request that staff look at a submission's grading again, and the staff's answer. */
+export interface RegradeRequest {
+  id: number;
+  submission: number;
+  assignment: string;
+  student: string;
+  message: string;
+  created_at: string;
+  state: "open" | "answered";
+  answer: string;
+  answered_by: string | null;
+  answered_at: string | null;
+  /** The answer queued a regrade of the submission. */
+  regraded: boolean;
+}

@@ -7,6 +7,7 @@ import { useCourses } from "@/features/courses/api/get-courses";
 import { staffCourses } from "@/features/courses/lib/roles";
 import { gradebookCsvUrl, useGradebook } from "@/features/grading/api/get-gradebook";
 import { GradebookTable, type CellRef } from "@/features/grading/components/gradebook-table";
+import { OpenRegradeRequests } from "@/features/grading/components/open-regrade-requests";
 import { OverrideForm } from "@/features/grading/components/override-form";
 import { positiveId } from "@/lib/ids";
 
@@ -68,6 +69,7 @@ export function GradebookRoute() {
         Each cell is the override's score if there is one (✎), else the latest graded submission's score after the late
         penalty; * marks a comment (hover a cell to read it). Click a cell to override it or comment.
       </p>
+      <OpenRegradeRequests courseId={courseId} />
       <GradebookTable book={book.data} selected={selected} onSelect={setSelected} />
       {row && cell && <OverrideForm key={`${row.student.id}/${cell.assignment}`} courseId={courseId} student={row.student} cell={cell} />}
     </div>

@@ -5,6 +5,7 @@ import { useCourse } from "@/features/courses/api/get-course";
 import { isCourseStaff } from "@/features/courses/lib/roles";
 import { useSubmission } from "@/features/grading/api/get-submission";
 import { RegradeButton } from "@/features/grading/components/regrade-button";
+import { RegradeRequests } from "@/features/grading/components/regrade-requests";
 import { ReportChecks } from "@/features/grading/components/report-checks";
 import { ReportPlots } from "@/features/grading/components/report-plots";
 import { ReportRuns } from "@/features/grading/components/report-runs";
@@ -47,6 +48,9 @@ export function SubmissionRoute() {
         <Link to={assignmentPath}>Back to the editor</Link>
       </div>
       <ReportScore submission={s} />
+      {!isPending(s.status) && (
+        <RegradeRequests submissionId={s.id} staff={isCourseStaff(course.data)} canAsk={course.data?.role === "student"} />
+      )}
       <ReportChecks checks={s.report.checks ?? []} deadline={s.deadline} />
       <ReportRuns runs={s.report.runs ?? []} setupPath={(run) => graderSetupPath(assignmentPath, run, s.id)} />
       <ReportPlots plots={s.report.plots ?? []} />
