@@ -70,6 +70,37 @@ async def test_state_changes_are_published_to_the_page(student) -> None:
     await ws.disconnect()
 
 
+async def test_a_state_nobody_watches_is_not_built_and_a_page_opened_later_has_it(student) -> None:
+    """logs.publisher.job_watched: with no page open, a state change neither fetches nor
+    serializes the job; a page opened afterwards gets the new state on connect, and from then
+    on every change live."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from jobs.services import job_state_set
+    from logs.publisher import job_watched
+
+    job = await db(job_make)(student, state=Job.State.QUEUED)
+    assert not await db(job_watched)(job.id)
+
+    def unwatched_change() -> list[str]:
+        with CaptureQueriesContext(connection) as queries:
+            job_state_set(job.id, expect=[Job.State.QUEUED], to=Job.State.REGISTERING)
+        return [q["sql"] for q in queries]
+    sql = await db(unwatched_change)()
+    assert sql and not any("jobs_jobinstance" in q for q in sql)  # the update, no publish's fetch
+
+    ws = await _browser(job.id, "student")
+    await ws.connect()
+    assert (await ws.receive_json_from(timeout=5))["job"]["state"] == "REGISTERING"
+    assert await db(job_watched)(job.id)
+    await db(job_state_set)(job.id, expect=[Job.State.REGISTERING], to=Job.State.RUNNING)
+    message = await ws.receive_json_from(timeout=5)
+    assert (message["type"], message["job"]["state"]) == ("job.state", "RUNNING")
+    await ws.disconnect()
+    assert not await db(job_watched)(job.id)
+
+
 async def test_churn_events_reach_the_page_on_the_live_layer(student) -> None:
     """Published from sync code (jobs.churn_events.churn_event_add, after commit), like job states,
     on the layer the page listens on: a churn job's page sees its nodes come and go live."""
