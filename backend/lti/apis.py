@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 from courses.selectors import course_access_instructor, course_access_staff
 from lib.schema import error
 
+from .dynamic_registration import registration_token
 from .models import Context, Platform
 from .roster import RosterError, sync
 from .selectors import platform_data, platform_list, tool_urls
@@ -43,7 +44,11 @@ class PlatformListApi(APIView):
     def get(self, request: Request, course_id: int) -> Response:
         """The course's LMS registrations and what to paste into the LMS (instructors and TAs)."""
         access = course_access_staff(user=request.user, course_id=course_id)
-        return Response({"tool": tool_urls(request),
+        tool = tool_urls(request)
+        if access.is_instructor:  # the link registers a platform in their name
+            token = registration_token(course=access.course, by=request.user)
+            tool["dynamic_registration_url"] = request.build_absolute_uri(f"/lti/register/{token}/")
+        return Response({"tool": tool,
                          "platforms": [platform_data(p) for p in platform_list(access.course)]})
 
     @extend_schema(request=PlatformInput, responses={201: dict})

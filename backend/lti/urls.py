@@ -7,4 +7,5 @@ urlpatterns = [
     path("login/", views.login_view, name="lti-login"),
     path("launch/", views.launch_view, name="lti-launch"),
     path("deep-link/", views.deep_link_view, name="lti-deep-link"),
+    path("register/<str:token>/", views.register_view, name="lti-register"),
 ]

@@ -5,6 +5,7 @@
 /lti/launch/     the id_token: a resource launch signs the user in and opens the assignment;
                  a deep-linking launch shows the instructor the course's assignments to pick
 /lti/deep-link/  the instructor's pick, answered to the LMS as a signed form post
+/lti/register/<token>/  LTI Dynamic Registration, started by the LMS (dynamic_registration.py)
 """
 from __future__ import annotations
 
@@ -14,14 +15,16 @@ import logging
 from django.contrib.auth import login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
+from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.exception import LtiException, OIDCException
 
 from courses.models import Membership
+from lib.errors import ApplicationError
 
-from . import deep_linking
+from . import deep_linking, dynamic_registration
 from .keys import jwks
 from .launch import LaunchRefused, launch_bind, launch_validate, storage
 from .tool_conf import DbToolConf
@@ -41,6 +44,7 @@ def jwks_view(request: HttpRequest) -> JsonResponse:
     return JsonResponse(jwks())
 
 
+@xframe_options_exempt  # the LMS frames these pages (the picker, a refusal's message)
 @csrf_exempt
 @require_http_methods(["GET", "POST"])
 def login_view(request: HttpRequest) -> HttpResponse:
@@ -58,6 +62,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
         return refused(f"no LMS is registered with issuer {iss!r} and client id {client!r} ({exc})", status=400)
 
 
+@xframe_options_exempt
 @csrf_exempt
 @require_POST
 def launch_view(request: HttpRequest) -> HttpResponse:
@@ -82,6 +87,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(f"/courses/{launch.course.id}")
 
 
+@xframe_options_exempt
 @csrf_exempt  # the form comes from our own page inside the LMS's frame; the launch id is the secret
 @require_POST
 def deep_link_view(request: HttpRequest) -> HttpResponse:
@@ -96,3 +102,29 @@ def deep_link_view(request: HttpRequest) -> HttpResponse:
     except LaunchRefused as exc:
         return refused(str(exc))
     return HttpResponse(page)
+
+
+@xframe_options_exempt
+@require_GET
+def register_view(request: HttpRequest, token: str) -> HttpResponse:
+    """The LMS opens this (in a frame or a window) with its openid_configuration URL; on success
+    the page tells the LMS to close it (LTI-DR's org.imsglobal.lti.close message)."""
+    config = request.GET.get("openid_configuration")
+    if not config:
+        return refused("the LMS sent no openid_configuration: start the registration from the LMS", status=400)
+    try:
+        platform = dynamic_registration.register(
+            token=token, openid_configuration=config, registration_token=request.GET.get("registration_token"),
+            base=request.build_absolute_uri("/").rstrip("/"))
+    except (LaunchRefused, ApplicationError) as exc:
+        return refused(str(exc), status=400)
+    deployments = ", ".join(platform.deployments.values_list("deployment_id", flat=True))
+    next_step = ("" if deployments else
+                 " The LMS gave no deployment id: once you have installed SplayLab in the LMS course, add its "
+                 "deployment id on the SplayLab course page.")
+    return HttpResponse(
+        "<!doctype html><title>SplayLab registered</title>"
+        f"<h1>SplayLab is registered</h1><p>{html.escape(platform.issuer)}, client id "
+        f"<code>{html.escape(platform.client_id)}</code>, for the course {html.escape(platform.course.name)}."
+        f"{html.escape(next_step)}</p>"
+        "<script>(window.opener || window.parent).postMessage({subject: 'org.imsglobal.lti.close'}, '*');</script>")

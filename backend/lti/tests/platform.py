@@ -94,6 +94,7 @@ class TestLms:
         self.lineitems: dict[str, dict[str, t.Any]] = {}
         self.scores: dict[str, list[dict[str, t.Any]]] = {}
         self.deep_link_items: list[dict[str, t.Any]] = []
+        self.dynamic_registrations: list[dict[str, t.Any]] = []
         self.fail_scores = 0  # the next N score posts answer 500
         self.score_posts = 0
         self.server: WSGIServer = make_server("127.0.0.1", 0, self.app, handler_class=_Quiet)
@@ -174,6 +175,23 @@ class TestLms:
         if path == "/deep-link-return" and method == "POST":
             self.deep_link_items.extend(conf.validate_deeplinking_resp(request.form_data))
             return 200, "text/html", "<p>added</p>"
+        # LTI Dynamic Registration: lti1p3platform has none, so these two are the test's own,
+        # after IMS LTI-DR 1.0 (§3.4 configuration, §3.5 registration answered with our client id).
+        if path == "/.well-known/openid-configuration":
+            return 200, "application/json", {
+                "issuer": self.issuer, "authorization_endpoint": f"{self.url}/auth",
+                "token_endpoint": f"{self.url}/token", "jwks_uri": f"{self.url}/jwks",
+                "registration_endpoint": f"{self.url}/register",
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                    "product_family_code": "test-lms", "version": "1.0"}}
+        if path == "/register" and method == "POST":
+            self.dynamic_registrations.append({"authorization": request.headers.get("Authorization"),
+                                               "body": request.json})
+            return 200, "application/json", {
+                **request.json, "client_id": self.client_id,
+                "https://purl.imsglobal.org/spec/lti-tool-configuration": {
+                    **request.json["https://purl.imsglobal.org/spec/lti-tool-configuration"],
+                    "deployment_id": self.deployment_id}}
         if path == "/memberships":
             return _answer(_Nrps(self, request, conf, f"{self.url}/memberships").handle_get_members())
         ags = _Ags(self, request, conf, f"{self.url}/lineitems")

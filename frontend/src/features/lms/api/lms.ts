@@ -20,6 +20,16 @@ export const useRegisterLms = (courseId: number) => {
   });
 };
 
+/** Instructors: change a registration (here: its deployment ids, which a dynamic registration may lack). */
+export const useUpdateLms = (courseId: number) => {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, ...input }: Partial<LmsPlatformInput> & { id: number }) =>
+      api.patch<LmsPlatform>(`/api/courses/${courseId}/lti/platforms/${id}/`, input),
+    onSuccess: () => void queryClient.invalidateQueries({ queryKey: lmsQueryKey(courseId) }),
+  });
+};
+
 export const useDeleteLms = (courseId: number) => {
   const queryClient = useQueryClient();
   return useMutation({

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from "react";
 import "./lms.css";
 import { ErrorMessage } from "@/components/ui/error-message";
-import { formatDateTime } from "@/lib/format";
-import { useDeleteLms, useLmsPlatforms, useRegisterLms, useRosterSync } from "../api/lms";
+import { useLmsPlatforms, useRegisterLms, useRosterSync } from "../api/lms";
 import { registrationInput, type LmsPlatformInput } from "../lib/lms";
+import { PlatformItem } from "./platform-item";
 
 const EMPTY: Record<keyof LmsPlatformInput, string> = {
   name: "", issuer: "", client_id: "", deployment_ids: "", auth_login_url: "", auth_token_url: "", key_set_url: "",
@@ -24,7 +24,6 @@ const FIELDS: { key: keyof LmsPlatformInput; label: string; placeholder: string 
 export function LmsCard({ courseId, canEdit }: { courseId: number; canEdit: boolean }) {
   const lms = useLmsPlatforms(courseId);
   const register = useRegisterLms(courseId);
-  const remove = useDeleteLms(courseId);
   const roster = useRosterSync(courseId);
   const [fields, setFields] = useState(EMPTY);
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -49,32 +48,17 @@ export function LmsCard({ courseId, canEdit }: { courseId: number; canEdit: bool
               <tr><th scope="row">Login (OIDC initiation) URL</th><td><code>{lms.data.tool.login_url}</code></td></tr>
               <tr><th scope="row">Target link / redirect URI</th><td><code>{lms.data.tool.launch_url}</code></td></tr>
               <tr><th scope="row">Public keyset (JWKS) URL</th><td><code>{lms.data.tool.jwks_url}</code></td></tr>
+              {lms.data.tool.dynamic_registration_url && (
+                <tr>
+                  <th scope="row">Dynamic registration URL (LMSs that offer it; registers in your name, valid 7 days)</th>
+                  <td><code data-testid="lms-dynamic-url">{lms.data.tool.dynamic_registration_url}</code></td>
+                </tr>
+              )}
             </tbody>
           </table>
           {lms.data.platforms.length === 0 && <p data-testid="lms-none">No LMS registered for this course.</p>}
           <ul className="lms-platforms">
-            {lms.data.platforms.map((p) => (
-              <li key={p.id} data-testid="lms-platform">
-                <strong>{p.name || p.issuer}</strong> — client id <code>{p.client_id}</code>, deployments{" "}
-                {p.deployment_ids.map((d) => <code key={d}>{d} </code>)}
-                {p.contexts.length === 0 ? (
-                  <div className="muted">Not bound yet: the first launch from an LMS course binds it.</div>
-                ) : (
-                  p.contexts.map((c) => (
-                    <div key={c.id} className="muted" data-testid="lms-context">
-                      Bound to LMS course “{c.title || c.context_id}”; grades {c.grades ? "sent back" : "not offered by the LMS"};
-                      roster {c.roster_synced_at ? `synced ${formatDateTime(c.roster_synced_at)}` : "not synced yet"}
-                      {c.roster_error && <span className="error-text"> ({c.roster_error})</span>}
-                    </div>
-                  ))
-                )}
-                {canEdit && (
-                  <button type="button" onClick={() => remove.mutate(p.id)} disabled={remove.isPending}>
-                    Remove
-                  </button>
-                )}
-              </li>
-            ))}
+            {lms.data.platforms.map((p) => <PlatformItem key={p.id} courseId={courseId} platform={p} canEdit={canEdit} />)}
           </ul>
           {lms.data.platforms.some((p) => p.contexts.length > 0) && (
             <p>

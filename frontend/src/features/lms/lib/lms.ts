@@ -30,6 +30,8 @@ export interface LmsToolUrls {
   jwks_url: string;
   redirect_uris: string;
   domain: string;
+  /** Instructors only: the course's LTI Dynamic Registration URL (it registers in their name; valid 7 days). */
+  dynamic_registration_url?: string;
 }
 
 export interface LmsPlatforms {
