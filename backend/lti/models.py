@@ -118,6 +118,7 @@ class GradeSync(models.Model):
     reason = models.TextField(blank=True, help_text="why it is pending or failed")
     score = models.FloatField(null=True, blank=True, help_text="the score sent (or to send), 0-100")
     changed_at = models.DateTimeField(help_text="when the grade changed in SplayLab: the score's timestamp")
+    held = models.BooleanField(default=False, help_text="pending until the deadline releases hidden checks")
     tries = models.PositiveIntegerField(default=0)
     sent_at = models.DateTimeField(null=True, blank=True)
 

@@ -155,8 +155,9 @@ def send(*, assignment_id: int, student_id: int) -> Outcome:
     if held:
         reason = (f"held until the deadline ({until:%Y-%m-%d %H:%M} UTC): the score counts hidden checks"
                   if until else "held: the score counts hidden checks and the assignment has no deadline")
-        GradeSync.objects.filter(id=sync.id).update(state=GradeSync.State.PENDING, reason=reason, **fields)
+        GradeSync.objects.filter(id=sync.id).update(state=GradeSync.State.PENDING, reason=reason, held=True, **fields)
         return Outcome("held", reason, until)
+    fields["held"] = False
     try:
         for context in contexts_for(assignment):
             _send_one(context, assignment, student, cell, sync.changed_at)
@@ -170,6 +171,14 @@ def send(*, assignment_id: int, student_id: int) -> Outcome:
     GradeSync.objects.filter(id=sync.id).update(state=GradeSync.State.SENT, reason="", tries=sync.tries + 1,
                                                 sent_at=timezone.now(), **fields)
     return Outcome("sent")
+
+
+def released() -> list[tuple[int, int]]:
+    """Held grades whose assignment's deadline has now passed (whatever it was when they were
+    held: a moved deadline counts as it is now)."""
+    return list(GradeSync.objects.filter(state=GradeSync.State.PENDING, held=True,
+                                         assignment__deadline__lte=timezone.now())
+                .values_list("assignment_id", "student_id"))
 
 
 def give_up(*, assignment_id: int, student_id: int, reason: str) -> None:

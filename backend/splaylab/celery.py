@@ -17,6 +17,8 @@ app.conf.beat_schedule = {
     "jobs-expire": {"task": "jobs.tasks.jobs_expire", "schedule": 5.0},
     # LTI: the used-nonce table only matters while an id_token could still verify (minutes).
     "lti-nonces-prune": {"task": "lti.tasks.nonces_prune", "schedule": 86400.0},
+    # LTI: grades held while hidden checks were not released go to the LMS once the deadline passed.
+    "lti-grades-release": {"task": "lti.tasks.grades_release", "schedule": 300.0},
     # Retention: measure what jobs store, prune what their course's policy no longer keeps
     # (bounded batches; backend/retention/).
     "retention-sweep": {"task": "retention.tasks.retention_sweep",

@@ -113,23 +113,21 @@ def test_a_student_unknown_to_the_lms_fails_at_once_with_why(linked, sent, djang
     assert linked.lms.score_posts == 0
 
 
-def test_hidden_checks_hold_the_score_until_the_deadline(linked, sent, monkeypatch,
-                                                         django_capture_on_commit_callbacks) -> None:
+def test_hidden_checks_hold_the_score_until_the_deadline(linked, sent, django_capture_on_commit_callbacks) -> None:
     deadline = timezone.now() + timedelta(days=2)
     assignment = assignment_make(linked.course, deadline=deadline)
     student, item = _student(linked, assignment)
-    later: list[tuple] = []
-    monkeypatch.setattr("lti.tasks.grade_send.apply_async", lambda args, eta: later.append((args, eta)))
     submission = submission_make(assignment, student)
     with django_capture_on_commit_callbacks(execute=True):
         submission_grade(submission.id, grade=lambda a, s: REPORT)  # stands in for the grader: hidden check inside
     sync = GradeSync.objects.get(assignment=assignment, student=student)
-    assert sync.state == "pending" and sync.reason.startswith("held until the deadline")
-    assert later == [((assignment.id, student.id), deadline)] and item not in linked.lms.scores
+    assert (sync.state, sync.held) == ("pending", True) and sync.reason.startswith("held until the deadline")
+    assert item not in linked.lms.scores
+    assert tasks.grades_release() == 0  # beat's sweep: not yet
     Assignment.objects.filter(id=assignment.id).update(deadline=timezone.now() - timedelta(seconds=1))
-    tasks.grade_send.apply(later[0][0])  # the deadline came
+    assert tasks.grades_release() == 1  # the deadline came
     assert linked.lms.scores[item][0]["scoreGiven"] == 50.0
-    assert GradeSync.objects.get(id=sync.id).state == "sent"
+    assert (GradeSync.objects.get(id=sync.id).state, GradeSync.objects.get(id=sync.id).held) == ("sent", False)
 
 
 def test_no_lms_no_passback(classroom, django_capture_on_commit_callbacks) -> None:
