@@ -101,6 +101,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         self.unlisted: Unlisted | None = None  # the hello's verdict, waiting for the replay
         self.said_hello = False
         self.closed = False
+        self.probe_queueing: asyncio.Task[bool] | None = None  # the hello's probe round, being queued
         await self.accept()
         self.hello_timer = asyncio.create_task(self.wait_hello())
 
@@ -233,9 +234,11 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             close: DaemonCloseMessage = {"type": "daemon.close", "reason": "replaced by a new connection"}
             await self.channel_layer.send(result.previous_channel, close)
         self.acked = result.acked
-        if isinstance(content.get("probe"), dict):  # who it can reach, who reaches it (issue 24); runs
-            # reachability.SOON after this: the welcome is out by then
-            await database_sync_to_async(reachability_probe_soon, **OFF_THREAD)(involving=[result.daemon_id])
+        if isinstance(content.get("probe"), dict):  # who it can reach, who reaches it (issue 24): queued
+            # beside the welcome, never before it (Redis or the broker may be slow); the round runs
+            # reachability.SOON later, when the daemon reads commands
+            self.probe_queueing = asyncio.create_task(database_sync_to_async(reachability_probe_soon, **OFF_THREAD)(
+                involving=[result.daemon_id]))
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
                               "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
                               "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER,

@@ -122,13 +122,14 @@ def reachability_store(*, src_id: int, targets: list[Target], results: Any) -> i
 
 HELLOS_KEY = "splaylab:reach:hellos"  # daemons whose hello awaits a probe round (a Redis set)
 ROUND_KEY = "splaylab:reach:round"  # set while a round is queued: later hellos join it
+REDIS_TIMEOUT = 2.0  # seconds: a Redis away costs a measure, never a hung hello
 ROUND_LOST_AFTER = 60  # seconds: a round whose task was lost (worker killed) stops holding others
 
 
 def _redis() -> Any:
     import redis
 
-    return redis.Redis.from_url(settings.REDIS_URL)
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT)
 
 
 def reachability_probe_soon(*, involving: list[int] | None = None, among: list[int] | None = None) -> bool:

@@ -95,6 +95,14 @@ class ProbingSplayd(FakeSplayd):
         return command
 
 
+async def until(check: Any, timeout: float = 3) -> None:
+    """The consumer queues the probe round beside its welcome: poll for it."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await db(check)():
+        assert asyncio.get_running_loop().time() < deadline, "not queued in time"
+        await asyncio.sleep(0.05)
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -117,6 +125,7 @@ async def test_daemons_probe_each_other_through_the_controller(monkeypatch: pyte
         for s in splayds:
             await s.connect()
         # Each hello keeps the port and joins one probe round of the pairs its daemon is in.
+        await until(lambda: reach_service._redis().scard(reach_service.HELLOS_KEY) == 3)
         assert queued == [{"hellos": True}]
         assert await db(reach_service.hellos_take)() == [a.id, b.id, c.id]
         assert reach_service.reachability_probe_soon(involving=[a.id, b.id, c.id])  # taken: the next hello queues
