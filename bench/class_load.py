@@ -9,7 +9,8 @@ var/bench/ (or DATABASE_URL / REDIS_URL), creates N student accounts, then each 
   ramp-up before the measured window: each is one password hash, by design slow);
 - in the measured window's first 5 s (each at a random moment: a class told to start, not one
   instant), opens its page: reads its workspace, submits a first job and opens one websocket on
-  that job's live view (/ws/jobs/<id>/), held to the end;
+  that job's live view (/ws/jobs/<id>/); after each later submit its websocket moves to the new
+  job's live view, as the editor's run bar opens the new job's page;
 - for SECONDS, about once a second (random think time 0.5-1.5 s), one of: read its workspace
   (`workspace_read`), list its jobs (`job_list`), read a job with its instances (`job_read`),
   read its job's logs (`logs_read`), save its files (`workspace_save`), and every ~20 s submit a
@@ -118,14 +119,19 @@ class Student:
             detail = await self.call("workspace_read", "GET", f"/api/workspaces/{first['id']}/")
             self.workspace = detail.json() if detail is not None else None
         await self.submit()
-        if self.jobs:
-            self.ws_task = asyncio.create_task(self.watch(self.jobs[0]))
 
     async def submit(self) -> None:
+        """A run, whose live view the student then watches instead of the last one (the editor's
+        run bar opens the new job's page)."""
         resp = await self.call("job_submit", "POST", "/api/jobs/",
                                {"code": JOB_APP, "nodes": 2, "duration": 25, "name": f"{self.name} tick"})
-        if resp is not None:
-            self.jobs.append(resp.json()["id"])
+        if resp is None:
+            return
+        self.jobs.append(resp.json()["id"])
+        if self.ws_task is not None:
+            self.ws_task.cancel()
+            await asyncio.gather(self.ws_task, return_exceptions=True)
+        self.ws_task = asyncio.create_task(self.watch(self.jobs[-1]))
 
     async def watch(self, job_id: int) -> None:
         """One websocket on the job's live view, held until cancelled."""
@@ -230,8 +236,8 @@ def report(f: Figures, students: int, elapsed: float, load_before: tuple[float, 
               f"{pct(every, .99):8.1f} {max(every):8.1f} "
               f"{sum(len(v) for k, v in f.errors.items() if k not in ('login', 'ws_open')):7d}")
     opened = len(f.latency.get("ws_open", []))
-    print(f"  websockets: {opened - len(f.errors.get('ws_open', []))} held, {len(f.errors.get('ws_open', []))} "
-          f"failed or closed early; {f.ws_messages} messages received")
+    print(f"  websockets: {opened - len(f.errors.get('ws_open', []))} opened (one per job watched), "
+          f"{len(f.errors.get('ws_open', []))} failed or closed early; {f.ws_messages} messages received")
     for kind, errs in f.errors.items():
         for e in sorted(set(errs))[:3]:
             print(f"  error ({kind}): {e}")
