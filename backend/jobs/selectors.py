@@ -34,4 +34,5 @@ def job_visible(*, user_id: int, job_id: int) -> bool:
     """job_get's rule, fresh from the database (memberships or is_active may have changed since
     login): the job websocket checks it on connect and while relaying."""
     user = User.objects.filter(id=user_id, is_active=True).first()
-    return user is not None and job_list(user=user).filter(id=job_id).exists()
+    owner_id = Job.objects.filter(id=job_id).values_list("owner_id", flat=True).first()
+    return user is not None and owner_id is not None and supervises(user=user, owner_id=owner_id)
