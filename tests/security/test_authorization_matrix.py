@@ -3,8 +3,9 @@ every kind of user, against the real PostgreSQL, plus the job websocket's Origin
 
 One world per case: course X (students A and B, TA `ta`, instructor `instructor`) and course Y
 (TA `ta_other`, instructor `instructor_other`), a site operator (Django staff, in no course) and
-anonymous. Everything of A's (job, workspace, submission, grade override) lives in X, and so do
-X's daemon and assignments; the scenario is the instructor's.
+anonymous. Everything of A's (job, workspace, submissions, grade override, regrade request) lives
+in X, and so do X's daemon, assignments and LMS registration; the scenario is the instructor's.
+The job websocket's rules are in test_authorization_websocket.py.
 
 Adding an endpoint: add its Case rows below; test_every_api_operation_has_a_case fails until
 every (URL name, method) of backend/'s URL conf under /api/ has one.
@@ -12,18 +13,13 @@ every (URL name, method) of backend/'s URL conf under /api/ has one.
 from __future__ import annotations
 
 import time
-from datetime import timedelta
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
+from datetime import timedelta
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
-from channels.db import database_sync_to_async
-from channels.layers import channel_layers
-from channels.testing import WebsocketCommunicator
-from django.db import connections
-from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 from rest_framework.test import APIClient
@@ -34,12 +30,15 @@ from courses.models import Course, Membership
 from courses.tests.factories import course_make, member_add
 from daemons.models import BlacklistEntry, Daemon
 from daemons.tests.factories import daemon_make
-from grading.models import Assignment, GradeOverride, Submission
+from grading.models import Assignment, GradeOverride, RegradeRequest, Submission
 from grading.tests.factories import assignment_make, graded_make
 from jobs.models import Job
 from jobs.tests.factories import HELLO, job_make
+from lti.keys import jwks
+from lti.models import Context, Platform
+from lti.services import platform_register
+from lti.tests.platform import LEARNER, Member, TestLms
 from scenarios.models import Scenario
-from splaylab.asgi import application
 from workspaces.models import Workspace
 from workspaces.services import workspace_default_ensure
 
@@ -108,6 +107,9 @@ class World:
     assignment: Assignment
     draft: Assignment        # unpublished: staff only
     submission: Submission
+    asked: Submission        # A's earlier one, with an open regrade request
+    regrade_request: RegradeRequest
+    platform: Platform       # X's LMS registration
     daemon: Daemon
     blacklist_entry: BlacklistEntry
     scenario: Scenario
@@ -122,7 +124,29 @@ class World:
         return template.format(
             job=self.job.id, workspace=self.workspace.id, course=self.course.id, slug=self.assignment.slug,
             submission=self.submission.id, student=self.users[A].id, daemon=self.daemon.id,
-            entry=self.blacklist_entry.id, scenario=self.scenario.id)
+            entry=self.blacklist_entry.id, scenario=self.scenario.id, asked=self.asked.id,
+            regrade_request=self.regrade_request.id, platform=self.platform.id)
+
+
+LMS_FIELDS = {"name": "Canvas", "issuer": "https://canvas.instructure.com", "client_id": "10000000000042",
+              "deployment_ids": ["7:abc"], "auth_login_url": "https://sso.canvaslms.com/api/lti/authorize_redirect",
+              "auth_token_url": "https://sso.canvaslms.com/login/oauth2/token",
+              "key_set_url": "https://sso.canvaslms.com/api/lti/security/jwks"}
+
+
+@contextmanager
+def lms_bound(world: World) -> Iterator[None]:
+    """X bound to a real LMS course (the test LMS of backend/lti, one learner) for a roster
+    sync that really reads its NRPS roster: only the roster case pays for an LMS."""
+    lms = TestLms(tool_base="http://testserver", tool_jwks=jwks())
+    lms.members["u-1"] = Member("u-1", LEARNER, "Sam Student", "sam@lms.example")
+    try:
+        platform = platform_register(course=world.course, by=world.users[INSTRUCTOR], **lms.registration_fields())
+        Context.objects.create(platform=platform, context_id="ctx-1", course=world.course,
+                               memberships_url=f"{lms.url}/memberships")
+        yield
+    finally:
+        lms.close()
 
 
 def world_make() -> World:
@@ -143,9 +167,13 @@ def world_make() -> World:
     assignment = assignment_make(course)
     submission = graded_make(assignment, users[A], 80.0, created_at=timezone.now() - timedelta(hours=2))
     GradeOverride.objects.create(assignment=assignment, student=users[A], score=90, by=users[INSTRUCTOR])
+    asked = graded_make(assignment, users[A], 60.0, created_at=timezone.now() - timedelta(hours=3))
+    regrade_request = RegradeRequest.objects.create(submission=asked, student=users[A], message="check 2?")
+    platform = platform_register(course=course, by=users[INSTRUCTOR], **LMS_FIELDS)
     return World(
         users=users, course=course, other_course=other, job=job, workspace=workspace_default_ensure(user=users[A]),
         assignment=assignment, draft=assignment_make(course, "draft", published=False), submission=submission,
+        asked=asked, regrade_request=regrade_request, platform=platform,
         daemon=daemon, blacklist_entry=BlacklistEntry.objects.create(address="10.0.0.1"),
         scenario=Scenario.objects.create(name="library", text="at 1s join 1", owner=users[INSTRUCTOR]))
 
@@ -166,6 +194,7 @@ class Case:
     item: Callable[[World], object] | None = None
     item_seen_by: frozenset[str] = field(default_factory=frozenset)
     check: Callable[[Any], None] | None = None  # more about a 2xx body
+    around: Callable[[World], Any] | None = None  # a context manager the request runs inside
 
 
 def _ids(body: Any) -> set[object]:
@@ -175,6 +204,14 @@ def _ids(body: Any) -> set[object]:
 
 def _no_code(body: Any) -> None:
     assert all("code" not in job for job in body), "the job list must not carry code"
+
+
+def _listed(platforms: list[dict[str, Any]], client_id: str) -> None:
+    assert [p["client_id"] for p in platforms] == [client_id]
+
+
+def _equal(body: Any, expected: Any) -> None:
+    assert body == expected
 
 
 def _no_source(body: Any) -> None:
@@ -187,6 +224,7 @@ COURSE = "/api/courses/{course}/"
 ASSIGNMENT = COURSE + "assignments/{slug}/"
 DAEMON = "/api/daemons/{daemon}/"
 OVERRIDE = COURSE + "gradebook/{slug}/{student}/"
+LTI = COURSE + "lti/"
 BAD_LOGIN: Body = lambda w, actor: {"username": f"nobody-{actor}", "password": "wrong"}  # noqa: E731
 
 CASES: list[Case] = [
@@ -225,6 +263,26 @@ CASES: list[Case] = [
     Case("gradebook-csv", "get", COURSE + "gradebook.csv", course_staff(200)),
     Case("grade-override", "put", OVERRIDE, course_staff(200), lambda w, actor: {"score": 95, "comment": "ok"}),
     Case("grade-override", "delete", OVERRIDE, course_staff(204)),
+    Case("assignment-distribution", "get", ASSIGNMENT + "distribution/", course_staff(200)),
+    # regrade requests: a student asks about their own graded submission, staff read and answer
+    Case("submission-regrade-requests", "get", "/api/submissions/{asked}/regrade-requests/", owner_and_staff(200),
+         item=lambda w: w.regrade_request.id, item_seen_by=frozenset({A, TA, INSTRUCTOR})),
+    Case("submission-regrade-requests", "post", "/api/submissions/{submission}/regrade-requests/",
+         {**owner_and_staff(201), TA: 403, INSTRUCTOR: 403}, lambda w, actor: {"message": "look at check 3"}),
+    Case("course-regrade-requests", "get", COURSE + "regrade-requests/", course_staff(200),
+         item=lambda w: w.regrade_request.id, item_seen_by=frozenset({TA, INSTRUCTOR})),
+    Case("regrade-request-answer", "post", "/api/regrade-requests/{regrade_request}/answer/", course_staff(200),
+         lambda w, actor: {"answer": "check 2 is right"}),
+    # the course's LMS: instructors register and remove it, staff read it and sync the roster
+    Case("lti-platform-list", "get", LTI + "platforms/", course_staff(200),
+         check=lambda body: _listed(body["platforms"], "10000000000042")),
+    Case("lti-platform-list", "post", LTI + "platforms/", course_instructor(201),
+         lambda w, actor: {**LMS_FIELDS, "client_id": "10000000000043"}),
+    Case("lti-platform-detail", "patch", LTI + "platforms/{platform}/", course_instructor(200),
+         lambda w, actor: {"name": "Canvas (spring)"}),
+    Case("lti-platform-detail", "delete", LTI + "platforms/{platform}/", course_instructor(204)),
+    Case("lti-roster-sync", "post", LTI + "roster-sync/", course_staff(200), around=lms_bound,
+         check=lambda body: _equal(body, {"members": 1})),
     # jobs and what they produced
     Case("job-list", "get", "/api/jobs/", everyone(200), item=lambda w: w.job.id,
          item_seen_by=frozenset({A, TA, INSTRUCTOR}), check=_no_code),
@@ -294,7 +352,8 @@ NOT_API = {"spa"}
 def test_each_operation_answers_each_actor_as_the_rules_say(case: Case, actor: str) -> None:
     world = world_make()
     body = case.body(world, actor) if case.body else None
-    res = getattr(world.client(actor), case.method)(world.url(case.url), body, format="json")
+    with case.around(world) if case.around else nullcontext():
+        res = getattr(world.client(actor), case.method)(world.url(case.url), body, format="json")
     expected = case.expect[actor]
     assert res.status_code == expected, f"{actor}: {res.status_code} (expected {expected}): {res.content[:300]!r}"
     if res.status_code >= 300:
@@ -331,91 +390,3 @@ def test_every_api_operation_has_a_case() -> None:
     assert not missing, f"add Case rows for {sorted(missing)}"
     assert not covered - _api_operations(), f"cases for operations that no longer exist: {sorted(covered - _api_operations())}"
     assert all(set(c.expect) == set(ACTORS) for c in CASES)
-
-
-# ---- the job websocket: the REST job detail's rights, and only pages of this site -------------
-
-def _session_cookie(user: User) -> bytes:
-    client = Client()
-    client.force_login(user)
-    return f"sessionid={client.cookies['sessionid'].value}".encode()
-
-
-async def _job_socket(world: World, actor: str, *, origin: str | None = "http://testserver",
-                      host: str = "testserver") -> tuple[bool, WebsocketCommunicator]:
-    headers = [(b"host", host.encode())]
-    if origin is not None:
-        headers.append((b"origin", origin.encode()))
-    if actor != ANON:
-        headers.append((b"cookie", await database_sync_to_async(_session_cookie)(world.users[actor])))
-    ws = WebsocketCommunicator(application, f"/ws/jobs/{world.job.id}/", headers=headers)
-    connected, _ = await ws.connect(timeout=5)
-    return connected, ws
-
-
-@pytest.fixture(autouse=True)
-def _fresh_channel_layer_and_connections() -> Iterator[None]:
-    """As backend/conftest.py: each async test has its own event loop (so its own channel-layer
-    instance), and asgiref's sync thread closes its connection so the test database can go."""
-    channel_layers.backends = {}
-    yield
-    channel_layers.backends = {}
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_job_socket_admits_whom_the_job_detail_admits() -> None:
-    world = await database_sync_to_async(world_make)()
-    detail = next(c for c in CASES if (c.name, c.method) == ("job-detail", "get"))
-    for actor in ACTORS:
-        connected, ws = await _job_socket(world, actor)
-        assert connected == (detail.expect[actor] == 200), actor
-        if connected:
-            message = await ws.receive_json_from(timeout=5)
-            assert (message["type"], message["job"]["id"]) == ("job.state", world.job.id)
-            await ws.disconnect()
-
-
-FOREIGN_ORIGINS = [
-    ("http://evil.example", "testserver"),             # another site's page
-    ("http://testserver.evil.example", "testserver"),
-    ("http://testserver:8080", "testserver"),          # another port is another origin
-    ("http://testserver:8443", "testserver"),
-    ("null", "testserver"),                            # sandboxed iframes, file: pages
-    ("http://[bad", "testserver"),                     # not even a URL
-    ("http://testserver:99999", "testserver"),
-    ("https://evil.example.org", "10.0.0.5:8000"),     # not the configured lab.example.org
-]
-OWN_ORIGINS = [
-    ("http://testserver", "testserver"),
-    ("https://testserver", "testserver"),                 # TLS ended by a proxy in front
-    ("https://lab.example.org", "lab.example.org:443"),  # a default port, written or not
-    ("http://LAB.example.org:8000", "lab.example.org:8000"),
-    ("https://lab.example.org", "10.0.0.5:8000"),         # behind a proxy: SPLAYLAB_ALLOWED_ORIGINS
-    ("https://b.example.net", "10.0.0.5:8000"),           # CSRF_TRUSTED_ORIGINS, Django's wildcard
-    (None, "testserver"),                                 # no Origin: not a browser (CLI, bench)
-]
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_job_socket_accepts_only_its_own_and_configured_origins_whatever_allowed_hosts_says(
-        settings) -> None:
-    settings.ALLOWED_HOSTS = ["*"]
-    settings.SPLAYLAB_ALLOWED_ORIGINS = ["https://lab.example.org"]
-    settings.CSRF_TRUSTED_ORIGINS = ["https://*.example.net"]
-    world = await database_sync_to_async(world_make)()
-    for origin, host in FOREIGN_ORIGINS:
-        connected, _ = await _job_socket(world, A, origin=origin, host=host)
-        assert not connected, (origin, host)
-    for origin, host in OWN_ORIGINS:
-        connected, ws = await _job_socket(world, A, origin=origin, host=host)
-        assert connected, (origin, host)
-        await ws.disconnect()
-
-
-@pytest.mark.django_db(transaction=True)
-async def test_job_socket_without_origin_still_checks_the_session() -> None:
-    world = await database_sync_to_async(world_make)()
-    for actor in (B, ANON):
-        connected, _ = await _job_socket(world, actor, origin=None)
-        assert not connected, actor
