@@ -42,6 +42,7 @@ logger = logging.getLogger(__name__)
 
 State = Job.State
 IState = JobInstance.State
+SHORTCUT_PROTOCOL = 2  # splayd's protocol from which its nodes reach each other over 127.0.0.1
 SELF_UNREACHABLE = "their nodes cannot reach each other at their address (behind a router?)"
 CUT_OFF = "cannot reach the daemons chosen, or be reached by them"
 @dataclass
@@ -89,9 +90,12 @@ def _reserve(job: Job) -> Plan | None:
                 requests[d.id] = request
         # Who reaches whom (issue 24; a pair never measured counts as reachable). A daemon whose
         # nodes cannot reach each other at its own address (a router without port forwarding)
-        # takes 1-node jobs only.
+        # takes 1-node jobs only, unless its runtime sends its own nodes' traffic over
+        # 127.0.0.1 (protocol 2, the same-machine shortcut): then only its pairs with other
+        # daemons count.
         failures = unreachable_pairs(d.id for d in daemons)
-        alone = {a for a, b, _ in failures if a == b}
+        shortcut = {d.id for d in daemons if d.version >= SHORTCUT_PROTOCOL}
+        alone = {a for a, b, _ in failures if a == b and a not in shortcut}
         if job.nodes > 1 and alone:
             daemons = [d for d in daemons if d.id not in alone]
             excluded[SELF_UNREACHABLE] = len(alone)

@@ -42,7 +42,8 @@ def node_files_write(cfg: Config, job: Job, node: int, port: int, held: bool = F
         spec["trace"] = dict(job.trace)
     if held:
         spec["gate"] = GATE_FILE
-    text = json.dumps(spec)[:-1] + f', "nodes": {_nodes_json(job)}, "all_nodes": {_all_nodes_json(job)}}}'
+    text = (json.dumps(spec)[:-1] + f', "nodes": {_nodes_json(job)}, "all_nodes": {_all_nodes_json(job)}'
+            f', "local_nodes": {_local_nodes_json(job)}}}')
     (workdir / "job.json").write_text(text, encoding="utf-8")
     return workdir
 
@@ -71,6 +72,17 @@ def _all_nodes_json(job: Job) -> str:
     if "all" not in parts:
         parts["all"] = json.dumps(job.nodes)
     return parts["all"]
+
+
+def _local_nodes_json(job: Job) -> str:
+    """The job's nodes this daemon hosts (job.json "local_nodes"): the runtime sends their
+    traffic over 127.0.0.1 (sandbox/lib/splaylab/socket_policy.lua, "Same-machine shortcut"),
+    so they reach each other even where this daemon is listed at a router's address that
+    forwards nothing (issue 24). `listed` changes only with `nodes`, so it is cached beside it."""
+    parts = _parts(job)
+    if "local" not in parts:
+        parts["local"] = json.dumps([job.nodes[k - 1] for k in sorted(job.listed) if 0 < k <= len(job.nodes)])
+    return parts["local"]
 
 
 def _nodes_json(job: Job) -> str:

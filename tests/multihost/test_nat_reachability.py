@@ -2,8 +2,10 @@
 its own (multihost_helpers.NatHost: masquerading, no port forwarding). The controller records the
 router's address for it (the peer it sees), the daemons probe each other when they connect, and
 the dashboard's API says who reaches whom: the NATed daemon reaches out, nobody reaches it, not
-even its own nodes. Jobs are then kept off it, and one too large for the public hosts alone is
-NO_RESOURCES saying why."""
+even its own nodes at the router's address. Its runtime sends its own nodes' traffic over
+127.0.0.1 (the same-machine shortcut, protocol 2), so it may hold a whole job, whose nodes all
+reach each other; a job that would have to span it and the public hosts is NO_RESOURCES
+saying why."""
 from __future__ import annotations
 
 import time
@@ -12,7 +14,29 @@ import pytest
 
 pytestmark = pytest.mark.stack
 
-APP = 'print("up " .. job.position)'
+# Every node serves rpc, calls every other node (TCP) and logs who answered from where.
+MESH_APP = """
+require "splay.base"
+local rpc = require "splay.rpc"
+function hello() return job.position, job.me.ip end
+rpc.server(job.me.port)
+events.run(function()
+  events.sleep(1)
+  for i, n in ipairs(job.nodes) do
+    if i ~= job.position then
+      local pos, ip
+      for _ = 1, 10 do
+        pos, ip = rpc.call(n, {"hello"}, 3)
+        if pos then break end
+        events.sleep(0.5)
+      end
+      print(pos and ("reply from " .. pos .. " " .. ip) or ("no answer from " .. i .. ": " .. tostring(ip)))
+    end
+  end
+  events.sleep(2)
+  events.exit()
+end)
+"""
 
 
 def _pairs(mh_stack, names: set[str], want: int, timeout: float = 20) -> dict[tuple[str, str], dict]:
@@ -29,8 +53,8 @@ def _pairs(mh_stack, names: set[str], want: int, timeout: float = 20) -> dict[tu
     raise AssertionError(f"{len(rows)} of {want} pairs measured within {timeout} s: {sorted(rows)}")
 
 
-def test_a_daemon_behind_a_router_is_measured_and_jobs_are_kept_off_it(mh_stack, hosts) -> None:
-    public = hosts(2, max_instances=2)
+def test_a_daemon_behind_a_router_is_measured_and_its_own_nodes_reach_each_other(mh_stack, hosts) -> None:
+    public = hosts(2, max_instances=1)
     [nat] = hosts(1, max_instances=4, nat=True)
     daemons = {d["name"]: d for d in mh_stack.api("GET", "/api/daemons/", token=mh_stack.teacher_token)}
     assert nat.ip == "192.168.3.2" and daemons[nat.daemon_name]["ip"] == nat.public_ip  # what it claims is not seen
@@ -45,13 +69,20 @@ def test_a_daemon_behind_a_router_is_measured_and_jobs_are_kept_off_it(mh_stack,
     assert rows[(p1, n)]["error"] == "TCP: no answer within 2 s"
     assert rows[(p1, p2)]["udp"] and rows[(n, p1)]["udp"]
 
-    job = mh_stack.api("POST", "/api/jobs/", {"name": "nat-4", "nodes": 4, "duration": 20, "code": APP})
+    # 4 nodes: only the NATed daemon has 4 free slots among daemons that reach each other
+    job = mh_stack.api("POST", "/api/jobs/", {"name": "nat-4", "nodes": 4, "duration": 30, "code": MESH_APP})
     job = mh_stack.wait_job(job["id"], {"ENDED", "FAILED", "KILLED", "NO_RESOURCES"}, timeout=60)
-    assert job["state"] == "ENDED", job
-    assert sorted(i["daemon"] for i in job["instances"]) == sorted([p1, p1, p2, p2])
+    lines = [(ln["node"], ln["text"]) for ln in mh_stack.logs(job["id"])]
+    assert job["state"] == "ENDED", (job, lines)
+    assert [i["daemon"] for i in job["instances"]] == [n] * 4
+    replies = sorted(lines)
+    assert replies == [(k, f"reply from {j} {nat.public_ip}") for k in range(1, 5) for j in range(1, 5) if j != k], lines
 
-    job = mh_stack.api("POST", "/api/jobs/", {"name": "nat-5", "nodes": 5, "duration": 20, "code": APP})
+    job = mh_stack.api("POST", "/api/jobs/", {"name": "nat-5", "nodes": 5, "duration": 20, "code": MESH_APP})
     job = mh_stack.wait_job(job["id"], {"ENDED", "FAILED", "KILLED", "NO_RESOURCES"}, timeout=60)
-    assert (job["state"], job["reason"]) == ("NO_RESOURCES", (
-        "job needs 5 instances, only 4 free slots on 2 online daemons (1 daemon excluded: "
-        "their nodes cannot reach each other at their address (behind a router?))")), job
+    assert job["state"] == "NO_RESOURCES", job
+    assert job["reason"].startswith("job needs 5 instances; 6 free slots on 3 online daemons, but they cannot "
+                                    "all reach each other: "), job
+    for p in (p1, p2):
+        assert f"{p} cannot reach {n} (TCP: no answer within 2 s)" in job["reason"], job
+    assert job["reason"].endswith(f"the most on daemons that can: 4 free slots on {n}"), job

@@ -43,12 +43,14 @@ def test_the_unreachable_pairs_are_named_up_to_a_few() -> None:
     assert unreachable_text([("a", "b", "")]) == "a cannot reach b"
 
 
-async def _three_daemons() -> tuple[list[FakeSplayd], list]:
+async def _three_daemons(versions: tuple[int, int, int] = (1, 1, 1)) -> tuple[list[FakeSplayd], list]:
+    """Protocol 1 by default: daemons from before the same-machine shortcut."""
     splayds, daemons = [], []
     for k in (1, 2, 3):
         ports = (20000 + 1000 * k, 20099 + 1000 * k)
         d, key = await db(daemon_make)(f"lab-{k}", max_instances=4, ports=ports)
         s = FakeSplayd(key, name=f"lab-{k}", max_instances=4, ports=ports)
+        s.hello["version"] = versions[k - 1]
         await s.connect()
         splayds.append(s)
         daemons.append(d)
@@ -123,3 +125,28 @@ async def test_a_daemon_whose_nodes_cannot_reach_each_other_takes_one_node_jobs_
     for s in (s1, s2, s3):
         await s.close()
     await asyncio.wait_for(task, 10)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_daemon_whose_nodes_reach_each_other_over_loopback_takes_a_whole_job(student) -> None:
+    """Protocol 2 (the same-machine shortcut): a NATed daemon's own nodes talk over 127.0.0.1,
+    so it may hold a whole job; protocol 1 daemons in the same place still take 1-node jobs only."""
+    (s1, s2, s3), (d1, d2, d3) = await _three_daemons(versions=(1, 1, 2))
+    for d in (d1, d2, d3):
+        await db(_unreachable)(d, d, "TCP: no answer within 2 s")
+    job = await db(job_make)(student, nodes=4)
+    task = in_worker_thread(job_schedule, job.id)
+    register = await s3.expect("register")
+    assert (register["job"], register["count"]) == (job.id, 4)
+    await s3.reply(register, ports=[23000, 23001, 23002, 23003])
+    listed = await s3.expect("list")
+    assert [n["port"] for n in listed["nodes"]] == [23000, 23001, 23002, 23003]
+    await s3.reply(listed)
+    await s3.reply(await s3.expect("start"))
+    await asyncio.wait_for(task, 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.RUNNING
+    for s in (s1, s2):
+        assert await s.ws.receive_nothing(0.2)  # protocol 1: never asked
+    for s in (s1, s2, s3):
+        await s.close()

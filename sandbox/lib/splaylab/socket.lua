@@ -97,7 +97,9 @@ end
 function common:getpeername()
   local raw = RAW[self]
   if not raw then return nil, "closed" end
-  return raw:getpeername()
+  local ip, port, family = raw:getpeername()
+  if not ip then return ip, port end
+  return policy.unroute(ip, port), port, family
 end
 
 local SAFE_OPTIONS = { ["tcp-nodelay"] = true, keepalive = true, reuseaddr = true, linger = true,
@@ -129,6 +131,7 @@ function tcp:bind(host, port)
   if not may_bind(port) then return bind_denied(port) end
   raw:setoption("reuseaddr", true)
   local ok, err = raw:bind(policy.bind_host(host), port)
+  if not ok and policy.own_job_ip(host) then ok, err = raw:bind("*", port) end
   if ok then self.bound = true end
   return ok, err
 end
@@ -179,7 +182,8 @@ function tcp_connect(self, host, port)
     self.bound = raw:bind(own, 0) and true
   end
   local ok
-  ok, err = raw:connect(ip, port)
+  local to = policy.route(ip, port)   -- a node of this daemon: over 127.0.0.1 (socket_policy)
+  ok, err = raw:connect(to, port)
   while not ok do
     if err == "already connected" then break end
     if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
@@ -187,7 +191,7 @@ function tcp_connect(self, host, port)
       if not RAW[self] then return nil, "closed" end
       return nil, "timeout"
     end
-    ok, err = raw:connect(ip, port)
+    ok, err = raw:connect(to, port)
   end
   self.kind = "client"
   if peer then

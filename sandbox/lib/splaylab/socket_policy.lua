@@ -18,6 +18,9 @@ Runtime side only (splaylab.socket; never given to student code):
   policy.count_socket() -> true | nil, message                 one more open socket
   policy.budget("send" | "receive", n) -> true | nil, message  may n more bytes move?
   policy.ipv4_network(text) -> {base, size} | nil              "a.b.c.d" or "a.b.c.d/n"
+  policy.route(ip, port) -> ip          where the kernel is told to send (the shortcut below)
+  policy.unroute(ip, port) -> ip        a sender's address as the app sees it (its job address)
+  policy.own_job_ip(host) -> bool       host is this node's job.me.ip (not loopback)
 
 Rules (limits from job.json "limits", see docs/architecture.md):
   bind: only this instance's ports: me.port .. me.port + nb_ports - 1 and bind_ports.
@@ -35,6 +38,15 @@ Rules (limits from job.json "limits", see docs/architecture.md):
   bytes: max_send / max_receive over the node's life ("send budget exhausted:
     network_max_send = N bytes"); splaylab.socket never hands out more than the budget's bytes
     (a read is cut there, a datagram that does not fit is dropped).
+Same-machine shortcut (issue 24; opts.local_nodes, job.json "local_nodes": the job's nodes
+  this node's daemon hosts, itself included): a daemon behind a router without port forwarding
+  is listed at the router's address, where not even its own nodes can connect. Traffic to a
+  local node's address (every port of its range) is sent to 127.0.0.1 on the same port
+  (route), after every rule above was checked against the job address; a datagram from
+  127.0.0.1 on a local node's port is handed to the app as from that node's job address
+  (unroute), so replies and receivefrom look as they do between machines. A TCP peer's
+  getpeername stays 127.0.0.1 (its source port is ephemeral). Nodes on loopback addresses of
+  their own (the controller's host) are not routed: they already reach each other.
 Warnings are records "[splay.socket] ..."; a refused destination (or budget, or the socket
 limit) is warned about once per init, a refused bind every time.
 Limits: IPv4 only; names are resolved (platform.toip) before the check, never restricted.
@@ -61,6 +73,9 @@ M.settings = {
   peers = {},           -- set: "ip:port" -> true (every port of every node)
   allow = {},           -- set: "ip:port" | "ip:*" -> true
   deny = {},            -- list of { base, size }: IPv4 networks (base address as a number)
+  me_ip = nil,          -- job.me.ip
+  local_at = {},        -- set: "ip:port" of this daemon's nodes (every port), sent over 127.0.0.1
+  local_port = {},      -- port -> the job ip of this daemon's node holding that port
 }
 M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
 
@@ -121,7 +136,17 @@ function M.init(opts)
   s.first_port = opts.me and tonumber(opts.me.port)
   local me_ip = opts.me and opts.me.ip and tostring(opts.me.ip)
   s.own_ip = me_ip and M.is_loopback(me_ip) and me_ip or nil
-  s.bind_ports, s.peers, s.allow, s.deny = {}, {}, {}, {}
+  s.me_ip = me_ip
+  s.bind_ports, s.peers, s.allow, s.deny, s.local_at, s.local_port = {}, {}, {}, {}, {}, {}
+  for _, n in ipairs(opts.local_nodes or {}) do
+    local ip, port = n.ip and tostring(n.ip), tonumber(n.port)
+    if ip and port and not M.is_loopback(ip) and ipv4_number(ip) then
+      for k = 0, s.nb_ports - 1 do
+        s.local_at[ip .. ":" .. (port + k)] = true
+        s.local_port[port + k] = ip
+      end
+    end
+  end
   for _, p in ipairs(opts.bind_ports or {}) do s.bind_ports[tonumber(p)] = true end
   local function add_node(n)
     local ip, port = n.ip and platform.toip(tostring(n.ip)), tonumber(n.port)
@@ -191,6 +216,25 @@ function M.check_dest(host, port, verb)
   local msg = format("%s to %s denied: not a node of this job", verb, key)
   warn_once("deny " .. key, msg)
   return nil, msg
+end
+
+-- The same-machine shortcut (see the header): the address the kernel is given for a job
+-- address, and the job address a datagram's loopback sender stands for.
+function M.route(ip, port)
+  if M.settings.local_at[tostring(ip) .. ":" .. tostring(tonumber(port))] then return "127.0.0.1" end
+  return ip
+end
+
+function M.unroute(ip, port)
+  if ip == "127.0.0.1" then return M.settings.local_port[tonumber(port)] or ip end
+  return ip
+end
+
+-- A bind to the node's own job address that the kernel refuses (the address is a router's)
+-- is retried on every interface: only then do the node's peers on this machine reach it.
+function M.own_job_ip(host)
+  local me = M.settings.me_ip
+  return me ~= nil and host == me and not M.is_loopback(me)
 end
 
 function M.count_socket()

@@ -51,6 +51,7 @@ function M.build(ctx)
     if not raw then return nil, "closed" end
     if not may_bind(port) then return bind_denied(port) end
     local ok, err = raw:setsockname(policy.bind_host(host), port)
+    if not ok and policy.own_job_ip(host) then ok, err = raw:setsockname("*", port) end
     if not ok then return nil, err end
     self.bound = true
     return ok
@@ -75,7 +76,7 @@ function M.build(ctx)
     self.peer = { ip, tonumber(port) }
     self.kind = "connected"
     own_source(self, raw, ip)
-    return raw:setpeername(ip, port)
+    return raw:setpeername(policy.route(ip, port), port)
   end
 
   local function udp_out(self, data, ip, port)
@@ -95,11 +96,12 @@ function M.build(ctx)
       policy.stats.dropped = policy.stats.dropped + 1
       return #data
     end
-    if netem.active and sn.emulate_datagram(self, raw, data, ip, port) then return #data end
+    local to = ip and policy.route(ip, port)   -- a node of this daemon: over 127.0.0.1
+    if netem.active and sn.emulate_datagram(self, raw, data, ip, port, to) then return #data end
     local deadline = deadline_of(self)
     while true do
       local n, e
-      if ip then n, e = raw:sendto(data, ip, port) else n, e = raw:send(data) end
+      if ip then n, e = raw:sendto(data, to, port) else n, e = raw:send(data) end
       if n then return n end
       if e ~= "timeout" then return nil, e end
       if not events.wait_socket(raw, "w", deadline) then return nil, RAW[self] and "timeout" or "closed" end
@@ -138,6 +140,7 @@ function M.build(ctx)
       if data then
         policy.stats.received = policy.stats.received + #data
         if from then
+          a = policy.unroute(a, b)   -- a node of this daemon is named by its job address
           -- remember the sender so that sendto can answer it (ephemeral client ports)
           local replies = self.replies
           if not replies or self.nreplies >= MAX_REPLY_PEERS then
