@@ -159,6 +159,12 @@ def launch_bind(launch: DjangoMessageLaunch) -> Launch:
     if not sub:
         raise LaunchRefused("the launch names no user (anonymous launches are not supported)")
     with transaction.atomic():
+        # One binding per registration at a time: two first launches at once (a class opening
+        # a new assignment, a double click) would both find no LMS course, account or LmsUser and
+        # both make one, and the slower would end in a unique-constraint 500. Waiting on the
+        # registration's row, the second binds after the first commits and finds what it made.
+        # A binding is a few milliseconds; a registration serves one course.
+        Platform.objects.select_for_update().filter(id=platform.id).first()
         try:
             with transaction.atomic():
                 UsedNonce.objects.create(platform=platform, nonce=str(claims["nonce"]))

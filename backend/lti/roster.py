@@ -10,7 +10,7 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from courses.models import Membership
 
 from .identities import account_for, course_role, membership_set
-from .models import Context, LmsUser
+from .models import Context, LmsUser, Platform
 from .passback import connector_for
 
 
@@ -33,6 +33,8 @@ def sync(*, context_id: int) -> int:
         raise RosterError(f"the LMS's roster could not be read: {exc}") from None
     count = 0
     with transaction.atomic():
+        # As a launch does (launch.launch_bind): a launch making the same account meanwhile waits.
+        Platform.objects.select_for_update().filter(id=context.platform_id).first()
         for member in members:
             sub = str(member.get("user_id") or "")
             role = course_role(list(member.get("roles") or []))
