@@ -18,6 +18,7 @@ class ToolKey(models.Model):
     public_pem = models.TextField()
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    signed_until = models.DateTimeField(null=True, blank=True, help_text="when a rotation took it out of signing")
 
 
 class Platform(models.Model):
