@@ -1,0 +1,229 @@
+"""The node relay (issue 24; docs/decisions.md "Volunteers behind routers"): carries TCP streams
+between nodes of one job whose daemons cannot reach each other, over one outbound WebSocket per
+daemon (a "link"; the daemon side is relay_link.py). Standard library + websockets only, so it
+runs beside the controller as its own process (`python -m splayd.relay --port P`, the secret in
+SPLAYLAB_RELAY_SECRET) and its tests drive real links over real sockets.
+
+Who may use it is the controller's word, signed with the secret the two share (HMAC-SHA256),
+so the relay needs no database:
+  link token   `link_token(secret, daemon, expires)`: the controller hands it to a daemon it has
+               authenticated (welcome); the link's first frame is {"type": "hello", "daemon",
+               "expires", "token"}. Refused (close 4001) when wrong or expired.
+  ticket       `ticket_mac(secret, daemon, job, addrs)`: the job addresses ("ip:port", every
+               port of each node's range) this daemon hosts in that job, from the controller's
+               instance table when it LISTs the job; the link sends {"type": "ticket", "job",
+               "addrs", "mac"} (a ticket with no addrs withdraws the job).
+A stream: OPEN from a link names its job and a destination address; the relay passes it on only
+when that link holds a ticket for the job and another link holds the destination in the same
+job, else it answers REFUSED with the runtime's own message ("connect to IP:PORT denied: not a
+node of this job"). The destination's link connects to its node and answers OPENED or REFUSED
+(its error, e.g. "connection refused"); DATA flows both ways; CLOSE closes the stream whole
+(no half-close over the relay: either side's EOF ends it). A lost
+link closes every stream it carried with CLOSE "reset" to the other side, as a cut cable resets
+a connection once its peer notices.
+
+Frames are binary WebSocket messages: type (1 byte), stream id (4 bytes, big endian; chosen
+by the side that opens, so each link numbers its own streams and the relay maps (link, id)
+pairs), payload. Control frames (hello, ticket) are text JSON.
+Limits: TCP only; a link's frames are sent in order, so one slow receiver slows every stream
+of its sender's link (websockets' write buffer is the flow control).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import hmac
+import json
+import logging
+import os
+import struct
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+logger = logging.getLogger("splayd.relay")
+
+OPEN, OPENED, REFUSED, DATA, CLOSE = 1, 2, 3, 4, 5
+HEADER = struct.Struct("!BI")
+MAX_FRAME = 256 * 1024  # bytes of DATA per frame (links cut larger reads)
+
+
+def frame(kind: int, stream: int, payload: bytes = b"") -> bytes:
+    return HEADER.pack(kind, stream) + payload
+
+
+def parse(message: bytes) -> tuple[int, int, bytes]:
+    if len(message) < HEADER.size:
+        raise ValueError("relay frame shorter than its header")
+    kind, stream = HEADER.unpack_from(message)
+    return kind, stream, message[HEADER.size:]
+
+
+def _mac(secret: bytes, text: str) -> str:
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()
+
+
+def link_token(secret: bytes, daemon: int, expires: int) -> str:
+    return _mac(secret, f"link:{int(daemon)}:{int(expires)}")
+
+
+def ticket_mac(secret: bytes, daemon: int, job: int, addrs: list[str]) -> str:
+    return _mac(secret, f"ticket:{int(daemon)}:{int(job)}:" + ",".join(sorted(addrs)))
+
+
+def denied(dst: str) -> str:
+    """The runtime's own refusal (sandbox/lib/splaylab/socket_policy.lua), word for word."""
+    return f"connect to {dst} denied: not a node of this job"
+
+
+@dataclass(eq=False)
+class Link:
+    ws: ServerConnection
+    daemon: int
+    jobs: dict[int, set[str]] = field(default_factory=dict)  # job -> addresses it hosts
+    # (this link's stream id) -> (other link, its stream id)
+    streams: dict[int, tuple["Link", int]] = field(default_factory=dict)
+    next_id: int = 0x80000000  # ids the relay picks on this link (the link's own stay below)
+
+    async def send(self, data: bytes) -> None:
+        try:
+            await self.ws.send(data)
+        except ConnectionClosed:
+            pass
+
+
+class Relay:
+    def __init__(self, secret: bytes, host: str = "0.0.0.0", port: int = 0) -> None:
+        self.secret, self.host, self.port = secret, host, port
+        self.links: dict[int, Link] = {}  # daemon -> its link (a new one replaces the old)
+        self.owners: dict[tuple[int, str], Link] = {}  # (job, address) -> the link hosting it
+        self.bytes_relayed = 0
+        self._server: Any = None
+
+    async def start(self) -> None:
+        # pings every 2 s: a link whose cable is cut is dropped within ~6 s, and its streams' far
+        # sides are reset then
+        self._server = await serve(self._serve, self.host, self.port, max_size=MAX_FRAME + HEADER.size + 64,
+                                   ping_interval=2, ping_timeout=4, close_timeout=1)
+        self.port = self._server.sockets[0].getsockname()[1]
+        logger.info("relay listening on %s:%d", self.host, self.port)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def _serve(self, ws: ServerConnection) -> None:
+        try:
+            hello = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            daemon, expires = int(hello["daemon"]), int(hello["expires"])
+            good = hmac.compare_digest(str(hello.get("token", "")), link_token(self.secret, daemon, expires))
+        except (ValueError, KeyError, TypeError, asyncio.TimeoutError, ConnectionClosed):
+            await ws.close(4001, "relay: expected a hello")
+            return
+        if not good or expires < time.time():
+            await ws.close(4001, "relay: link token refused")
+            return
+        old = self.links.get(daemon)
+        link = Link(ws, daemon)
+        self.links[daemon] = link
+        if old is not None:
+            await old.ws.close(4002, "relay: replaced by a new link of this daemon")
+        await ws.send(json.dumps({"type": "welcome"}))
+        logger.info("link of daemon %d up", daemon)
+        try:
+            async for message in ws:
+                if isinstance(message, str):
+                    self._control(link, json.loads(message))
+                else:
+                    await self._frame(link, *parse(message))
+        except (ConnectionClosed, ValueError) as e:
+            logger.info("link of daemon %d: %s", daemon, e)
+        finally:
+            await self._drop(link)
+
+    def _control(self, link: Link, msg: dict[str, Any]) -> None:
+        if msg.get("type") != "ticket":
+            return
+        job, addrs = int(msg["job"]), [str(a) for a in msg.get("addrs") or []]
+        if not hmac.compare_digest(str(msg.get("mac", "")), ticket_mac(self.secret, link.daemon, job, addrs)):
+            logger.warning("daemon %d: ticket for job %d refused (bad mac)", link.daemon, job)
+            return
+        for addr in link.jobs.pop(job, set()):
+            if self.owners.get((job, addr)) is link:
+                del self.owners[(job, addr)]
+        if addrs:
+            link.jobs[job] = set(addrs)
+            for addr in addrs:
+                self.owners[(job, addr)] = link
+
+    async def _frame(self, link: Link, kind: int, stream: int, payload: bytes) -> None:
+        if kind == OPEN:
+            await self._open(link, stream, payload)
+            return
+        other = link.streams.get(stream)
+        if other is None:
+            return  # a stream already closed on this side: its late frames are dropped
+        peer, peer_stream = other
+        if kind == DATA:
+            self.bytes_relayed += len(payload)
+        elif kind in (CLOSE, REFUSED):
+            link.streams.pop(stream, None)
+            peer.streams.pop(peer_stream, None)
+        await peer.send(frame(kind, peer_stream, payload))
+
+    async def _open(self, link: Link, stream: int, payload: bytes) -> None:
+        try:
+            req = json.loads(payload)
+            job, dst = int(req["job"]), str(req["dst"])
+        except (ValueError, KeyError, TypeError):
+            await link.send(frame(REFUSED, stream, b"relay: malformed open"))
+            return
+        target = self.owners.get((job, dst))
+        if job not in link.jobs or target is None:
+            await link.send(frame(REFUSED, stream, denied(dst).encode()))
+            return
+        target.next_id += 1
+        theirs = target.next_id
+        link.streams[stream] = (target, theirs)
+        target.streams[theirs] = (link, stream)
+        await target.send(frame(OPEN, theirs, json.dumps({"job": job, "dst": dst}).encode()))
+
+    async def _drop(self, link: Link) -> None:
+        if self.links.get(link.daemon) is link:
+            del self.links[link.daemon]
+        for job, addrs in link.jobs.items():
+            for addr in addrs:
+                if self.owners.get((job, addr)) is link:
+                    del self.owners[(job, addr)]
+        for peer, peer_stream in list(link.streams.values()):
+            peer.streams.pop(peer_stream, None)
+            await peer.send(frame(CLOSE, peer_stream, b"reset"))
+        link.streams.clear()
+        logger.info("link of daemon %d down", link.daemon)
+
+
+async def _main(port: int, host: str) -> None:
+    secret = os.environ.get("SPLAYLAB_RELAY_SECRET", "")
+    if not secret:
+        raise SystemExit("SPLAYLAB_RELAY_SECRET is not set (the controller's relay secret)")
+    relay = Relay(secret.encode(), host, port)
+    await relay.start()
+    await asyncio.Event().wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m splayd.relay", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8771)
+    parser.add_argument("--host", default="0.0.0.0")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(_main(args.port, args.host))
+
+
+if __name__ == "__main__":
+    main()
