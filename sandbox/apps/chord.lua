@@ -96,7 +96,7 @@ events.periodic(stabilize, timeout)             -- periodically check successor,
 events.periodic(check_predecessor, timeout)     -- predecessor, ...
 events.periodic(fix_fingers, timeout)           -- and fingers
 events.thread(function()
-  events.sleep(18)
+  events.sleep(26)                              -- the ring settled, even on a loaded machine
   report_ring()
   lookups(5)
   events.sleep(4)
