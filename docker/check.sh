@@ -177,7 +177,7 @@ if docker image inspect "$DAEMON_IMAGE" >/dev/null 2>&1; then
 fi
 
 if docker image inspect "$WEB_IMAGE" >/dev/null 2>&1; then
-    run_check "web: Python dependencies import" "$WEB_IMAGE" python -c "import django, rest_framework, drf_spectacular, channels, channels_redis, uvicorn, a2wsgi, pylti1p3, celery, psycopg, dj_database_url, whitenoise; print('django', django.__version__)"
+    run_check "web: Python dependencies import" "$WEB_IMAGE" python -c "import django, rest_framework, drf_spectacular, channels, channels_redis, uvicorn, a2wsgi, argon2, pylti1p3, celery, psycopg, dj_database_url, whitenoise; print('django', django.__version__)"
     run_check "web: luajit -v" "$WEB_IMAGE" luajit -v
     if [ -f backend/manage.py ]; then
         step "web: manage.py check"
