@@ -24,9 +24,9 @@ from .selectors import (FinalGrade, assignment_distribution, assignment_get, ass
 from .models import RegradeRequest
 from .regrade_requests import (MAX_MESSAGE, course_requests, regrade_request_answer, regrade_request_create,
                                request_data)
-from .serializers import (AssignmentListItemSerializer, SubmissionDetailOutputSerializer,
-                          SubmissionOutputSerializer, assignment_detail_data, gradebook_cell_data,
-                          gradebook_data, submission_data)
+from .serializers import (AssignmentListItemSerializer, RegradeRequestOutputSerializer,
+                          SubmissionDetailOutputSerializer, SubmissionOutputSerializer, assignment_detail_data,
+                          gradebook_cell_data, gradebook_data, submission_data)
 from .services import (MAX_SOURCE_BYTES, assignment_regrade, assignment_update, grade_override_delete,
                        grade_override_set, submission_create, submission_regrade)
 
@@ -227,14 +227,14 @@ class SubmissionRegradeRequestsApi(APIView):
 
         message = serializers.CharField(max_length=MAX_MESSAGE, help_text="what should be looked at again, and why")
 
-    @extend_schema(responses=dict)
+    @extend_schema(responses=RegradeRequestOutputSerializer(many=True))
     def get(self, request: Request, submission_id: int) -> Response:
         """The submission's regrade requests (its student and the course's staff)."""
         submission, _ = submission_get(user=request.user, submission_id=submission_id)
         rows = submission.regrade_requests.select_related("student", "answered_by", "submission__assignment")
         return Response([request_data(r) for r in rows])
 
-    @extend_schema(request=InputSerializer, responses={201: dict})
+    @extend_schema(request=InputSerializer, responses={201: RegradeRequestOutputSerializer})
     def post(self, request: Request, submission_id: int) -> Response:
         """The submission's student asks for a regrade (one open request at a time)."""
         submission, _ = submission_get(user=request.user, submission_id=submission_id)
@@ -245,7 +245,8 @@ class SubmissionRegradeRequestsApi(APIView):
 
 
 class CourseRegradeRequestsApi(APIView):
-    @extend_schema(parameters=[OpenApiParameter("state", str, enum=["open", "answered"])], responses=dict)
+    @extend_schema(parameters=[OpenApiParameter("state", str, enum=["open", "answered"])],
+                   responses=RegradeRequestOutputSerializer(many=True))
     def get(self, request: Request, course_id: int) -> Response:
         """The course's regrade requests, newest first (instructors and TAs)."""
         access = course_access_staff(user=request.user, course_id=course_id)
@@ -263,7 +264,7 @@ class RegradeRequestAnswerApi(APIView):
         answer = serializers.CharField(max_length=MAX_MESSAGE, help_text="what the student reads")
         regrade = serializers.BooleanField(default=False, help_text="also grade the submission again")
 
-    @extend_schema(request=InputSerializer, responses=dict)
+    @extend_schema(request=InputSerializer, responses=RegradeRequestOutputSerializer)
     def post(self, request: Request, request_id: int) -> Response:
         found = RegradeRequest.objects.select_related("submission__assignment").filter(id=request_id).first()
         if found is None:

@@ -87,6 +87,21 @@ class SubmissionDetailOutputSerializer(SubmissionOutputSerializer):
     report = serializers.DictField()
 
 
+class RegradeRequestOutputSerializer(serializers.Serializer):
+    """What regrade_requests.request_data answers (the schema's description of it)."""
+    id = serializers.IntegerField()
+    submission = serializers.IntegerField()
+    assignment = serializers.CharField(help_text="the assignment's slug")
+    student = serializers.CharField(help_text="the student's username")
+    message = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    state = serializers.ChoiceField(choices=["open", "answered"])
+    answer = serializers.CharField(allow_blank=True)
+    answered_by = serializers.CharField(allow_null=True)
+    answered_at = serializers.DateTimeField(allow_null=True)
+    regraded = serializers.BooleanField(help_text="the answer queued a regrade of the submission")
+
+
 def submission_data(view: SubmissionView, *, access: CourseAccess, detail: bool,
                     final_grade: FinalGrade | None = None) -> dict[str, Any]:
     """detail: with the source, the report and the student's final grade for the assignment

@@ -24,7 +24,10 @@ from schemathesis.specs.openapi.checks import (content_type_conformance, respons
 from accounts.models import User
 from accounts.tests.factories import user_make
 from courses.tests.factories import course_with
+from grading.models import RegradeRequest
+from grading.tests.factories import assignment_make, graded_make
 from jobs.tests.factories import job_make
+from lti.services import platform_register
 from scenarios.models import Scenario
 from workspaces.services import workspace_default_ensure
 
@@ -50,14 +53,21 @@ def wsgi_in_test_transaction(db: None) -> Iterator[None]:
 @pytest.fixture
 def tokens(wsgi_in_test_transaction: None) -> dict[str, str]:
     """A course with its instructor and a student, each with a job, a workspace, a scenario
-    (ids 1.. exist, so some generated ids find objects), and their API tokens."""
+    (ids 1.. exist, so some generated ids find objects), an assignment, and their API tokens."""
     teacher = user_make("teacher", role=User.Role.INSTRUCTOR)
     student = user_make("student", role=User.Role.STUDENT)
-    course_with(instructors=(teacher,), students=(student,))
+    course = course_with(instructors=(teacher,), students=(student,))
     for user in (student, teacher):
         job_make(user)
         workspace_default_ensure(user=user)
     Scenario.objects.create(owner=teacher, name="flat", text="at 0s join 2\nat 10s stop\n")
+    # What the grading and LMS operations act on: a graded submission with a regrade request,
+    # and an LMS registration.
+    submission = graded_make(assignment_make(course), student, 70.0)
+    RegradeRequest.objects.create(submission=submission, student=student, message="check 2?")
+    platform_register(course=course, by=teacher, name="Canvas", issuer="https://canvas.instructure.com",
+                      client_id="42", deployment_ids=["1:a"], auth_login_url="https://lms.example/auth",
+                      auth_token_url="https://lms.example/token", key_set_url="https://lms.example/jwks")
     return {u.username: Token.objects.get_or_create(user=u)[0].key for u in (student, teacher)}
 
 
