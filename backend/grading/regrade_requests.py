@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from rest_framework import serializers, status
@@ -39,10 +39,18 @@ def regrade_request_create(*, submission: Submission, student: User, message: st
                                status_code=status.HTTP_403_FORBIDDEN)
     if submission.status not in (Status.GRADED, Status.ERROR):
         raise ApplicationError("the submission is still being graded: wait for its result")
-    if RegradeRequest.objects.filter(submission=submission, state=RegradeRequest.State.OPEN).exists():
-        raise ApplicationError("this submission already has an open regrade request",
+    already = ApplicationError("this submission already has an open regrade request",
                                status_code=status.HTTP_409_CONFLICT)
-    return RegradeRequest.objects.create(submission=submission, student=student, message=_text(message, "message"))
+    if RegradeRequest.objects.filter(submission=submission, state=RegradeRequest.State.OPEN).exists():
+        raise already
+    try:
+        with transaction.atomic():
+            return RegradeRequest.objects.create(submission=submission, student=student,
+                                                 message=_text(message, "message"))
+    except IntegrityError as exc:  # asked twice at once (a double click): the index kept one
+        if "regrade_request_one_open" not in str(exc):
+            raise
+        raise already from None
 
 
 def regrade_request_answer(*, request: RegradeRequest, by: User, answer: str, regrade: bool) -> RegradeRequest:

@@ -2,7 +2,13 @@
 (with or without a regrade), the student reads the answer."""
 from __future__ import annotations
 
+import threading
+
+import pytest
+from django.db import connections
+
 from courses.tests.factories import client_for
+from grading import regrade_requests
 from grading.models import RegradeRequest, Submission
 from grading.tests.factories import assignment_make, graded_make, submission_make
 
@@ -50,3 +56,36 @@ def test_who_may_ask_and_answer(classroom) -> None:
     assert client_for(classroom.student).get(f"/api/courses/{classroom.course.id}/regrade-requests/").status_code == 403
     kept = client_for(classroom.teacher).post(answer, {"answer": "the check is right: see its message"}, format="json")
     assert kept.json()["regraded"] is False and RegradeRequest.objects.get(id=created.id).state == "answered"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_double_click_asks_once_and_the_second_is_told_so(classroom, monkeypatch) -> None:
+    """Two asks at once (a double click): both pass the one-open-request check before either
+    inserts; the second must be told what an ask after the first is told, not the unique index's name."""
+    submission = graded_make(assignment_make(classroom.course), classroom.student, 40.0)
+    gate = threading.Barrier(2, timeout=20)
+    text = regrade_requests._text
+
+    def text_together(value: str, field: str) -> str:  # after the checks, right before the insert
+        gate.wait()
+        return text(value, field)
+
+    monkeypatch.setattr(regrade_requests, "_text", text_together)
+    answers: list[tuple[int, str]] = []
+
+    def ask() -> None:
+        try:
+            url = f"/api/submissions/{submission.id}/regrade-requests/"
+            answer = client_for(classroom.student).post(url, {"message": "look"}, format="json")
+            answers.append((answer.status_code, answer.json().get("detail", "")))
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sorted(code for code, _ in answers) == [201, 409]
+    assert dict(answers)[409] == "this submission already has an open regrade request"
+    assert RegradeRequest.objects.filter(submission=submission).count() == 1
