@@ -8,10 +8,16 @@ rules below are reported; frontend/src/lib/lua-lint implements the same ones on 
 and a Vitest test compares both on fixtures (docs/editor.md). An escape LuaJIT refuses but Lua 5.1
 read as the character ("\\d": SPLAY's bt.lua; the runtime accepts it, sandbox/lib/splaylab/lua51.lua)
 has its backslash blanked and is linted again, as the editor does, so both report the same.
+Likewise Lua 5.1's implicit `arg` (LUA_COMPAT_VARARG: a vararg function that never names `...`
+has a local `arg`; SPLAY's pastry.lua relies on it, and the runtime gives it): luacheck knows
+no such local, so when it says `arg` is undefined the source is linted again as the runtime
+reads it (splaylab.lua51.vararg_arg: the local written after the parameter list), with columns
+moved back and nothing said of the written local itself.
 """
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -21,6 +27,10 @@ from functools import cache
 from pathlib import Path
 
 SPLAY_API = Path(__file__).resolve().parents[2] / "sandbox" / "splay_api.json"
+SANDBOX_LIB = Path(__file__).resolve().parents[2] / "sandbox" / "lib"
+# what splaylab.lua51.vararg_arg writes after a parameter list
+VARARG_ARG_LOCAL = ' local arg = {n = select("#", ...), ...};'
+_VARARG_ARG_LUA = "io.write((require('splaylab.lua51').vararg_arg(io.read('*a'))))"
 
 # undefined (112 mutating, 113 accessing), unused (211 variable/function, 213 loop variable,
 # 231 set but never read), shadowing (41x same scope, 42x outer block, 43x upvalue),
@@ -75,9 +85,56 @@ def lua_lint(code: str, *, luacheck: str = "luacheck", timeout: float = 10.0) ->
         warnings = _luacheck(source, exe, timeout)
         blanked = _blank_lua51_escape(source, warnings)
         if blanked is None:
-            return warnings
+            break
         source = blanked
-    return _luacheck(source, exe, timeout)
+    else:
+        warnings = _luacheck(source, exe, timeout)
+    if any(w.code == "W113" and w.message.endswith("'arg'") for w in warnings):
+        given = _vararg_arg_given(source, timeout)
+        if given != source:
+            warnings = _moved_back(_luacheck(given, exe, timeout), source, given)
+    return warnings
+
+
+def _vararg_arg_given(source: str, timeout: float) -> str:
+    """`source` as the runtime reads it: each vararg function that names `arg` but never `...`
+    given its local `arg` (on the line of its parameter list: line numbers unchanged)."""
+    luajit = shutil.which("luajit")
+    if luajit is None:
+        raise LuacheckUnavailable("luajit not found (scripts/install-deps.sh)")
+    try:
+        proc = subprocess.run([luajit, "-e", _VARARG_ARG_LUA], input=source.encode("utf-8"),
+                              env={**os.environ, "LUA_PATH": f"{SANDBOX_LIB}/?.lua;;"},
+                              capture_output=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired as exc:
+        raise LuacheckUnavailable(f"luajit took longer than {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        raise LuacheckUnavailable(f"splaylab.lua51.vararg_arg failed: {proc.stderr.decode(errors='replace')}")
+    return proc.stdout.decode("utf-8")
+
+
+def _moved_back(warnings: list[LintWarning], source: str, given: str) -> list[LintWarning]:
+    """Warnings on `given` placed on `source`: columns after a written local move back by its
+    length; a warning on the written local itself (unused, shadowing) is dropped."""
+    old_lines, new_lines = source.split("\n"), given.split("\n")
+    inserts: dict[int, list[int]] = {}  # line -> 1-based columns where a written local starts
+    for n, (old, new) in enumerate(zip(old_lines, new_lines), start=1):
+        i = j = 0
+        while old != new and j < len(new):
+            if new.startswith(VARARG_ARG_LOCAL, j) and not old.startswith(VARARG_ARG_LOCAL, i):
+                inserts.setdefault(n, []).append(j + 1)
+                j += len(VARARG_ARG_LOCAL)
+            else:
+                i, j = i + 1, j + 1
+    size = len(VARARG_ARG_LOCAL)
+    moved = []
+    for w in warnings:
+        starts = inserts.get(w.line, [])
+        if any(start <= w.column < start + size for start in starts):
+            continue
+        shift = size * sum(1 for start in starts if start < w.column)
+        moved.append(LintWarning(w.line, w.column - shift, w.end_column - shift, w.code, w.message))
+    return moved
 
 
 def _blank_lua51_escape(source: str, warnings: list[LintWarning]) -> str | None:

@@ -59,3 +59,24 @@ def test_lua51_escapes_are_read_as_the_runtime_reads_them_and_the_rest_is_linted
     result = json.loads(capsys.readouterr().out)
     assert result["syntax_error"] is None
     assert [(w["line"], w["column"], w["code"]) for w in result["warnings"]] == [(3, 13, "W113")]
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    # a vararg function that never names ... has Lua 5.1's local arg (SPLAY's pastry.lua)
+    ("local function call(n, ...)\n  return unpack(arg)\nend\nreturn call\n", []),
+    ("function outer(...)\n  return function() return arg.n end\nend\n", []),
+    # naming ..., taking no varargs, or outside any function: arg is an undefined global
+    ("local function f(...)\n  return select('#', ...), arg\nend\nreturn f\n",
+     [(2, 28, "W113", "accessing undefined variable 'arg'")]),
+    ("local function g(a)\n  return a, arg\nend\nreturn g\n", [(2, 13, "W113", "accessing undefined variable 'arg'")]),
+    # the rest of a line that got the local keeps its own columns; the local itself is never blamed
+    ("local arg = 1\nlocal function f(...) return 2 end\nreturn f, arg\n", []),
+    ("local function h(...) return arg, y end return h, function(...) return arg, zz end\n",
+     [(1, 35, "W113", "accessing undefined variable 'y'"), (1, 77, "W113", "accessing undefined variable 'zz'")]),
+])
+def test_lua51_implicit_arg_of_a_vararg_function(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  code: str, expected: list) -> None:
+    """The editor's lint says the same (frontend/src/lib/lua-lint/__tests__/vararg-arg.test.ts)."""
+    check.main([str(write(tmp_path, code)), "--json"])
+    result = json.loads(capsys.readouterr().out)
+    assert [(w["line"], w["column"], w["code"], w["message"]) for w in result["warnings"]] == expected

@@ -207,6 +207,11 @@ class Linter {
       this.declare(inner, { type: "Identifier", name: "self" }, "argument", true, pos(f));
     }
     for (const p of f.parameters) if (p.type === "Identifier") this.declare(inner, p, "argument");
+    // Lua 5.1 as SPLAY's was built (LUA_COMPAT_VARARG), and the runtime (splaylab.lua51): a
+    // vararg function that never names `...` has a local `arg`, its extra arguments
+    if (f.parameters.some((p) => p.type === "VarargLiteral") && !namesVararg(f.body)) {
+      this.declare(inner, { type: "Identifier", name: "arg" } as Identifier, "variable", true, pos(f));
+    }
     if (value) this.valueOwners.push(value.owner);
     const before = value?.owner.selfReads ?? 0;
     this.block(f.body, inner);
@@ -215,6 +220,16 @@ class Linter {
       if (value.owner.selfReads > before) value.owner.recursiveAt = value.at;
     }
   }
+}
+
+/** Whether `...` appears in a function's own body (not in a function nested in it). */
+function namesVararg(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(namesVararg);
+  if (node === null || typeof node !== "object") return false;
+  const type = (node as { type?: string }).type;
+  if (type === "VarargLiteral") return true;
+  if (type === "FunctionDeclaration") return false;
+  return Object.entries(node).some(([key, child]) => key !== "loc" && key !== "range" && namesVararg(child));
 }
 
 /** The lint's warnings, sorted by line and column, for a parsed chunk and its source's lines
