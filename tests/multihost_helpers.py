@@ -298,6 +298,10 @@ class NatHost(Host):
         for rule in rules:
             run("ip", "netns", "exec", r, *rule)
 
+    def router_exec(self, *argv: str) -> subprocess.CompletedProcess:
+        """A command in the router's namespace (e.g. iptables, to cut one link)."""
+        return run("ip", "netns", "exec", self.router, *argv)
+
     def destroy(self) -> None:
         super().destroy()
         kill_netns(self.router)

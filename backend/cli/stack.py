@@ -2,7 +2,8 @@
 
 up: PostgreSQL + Redis under var/ (unless DATABASE_URL / REDIS_URL are set) → migrate →
 seed the demo course → web (uvicorn, SPLAYLAB_WEB_WORKERS processes on one port, each with a
-database pool of SPLAYLAB_DB_POOL connections), Celery worker, simulation worker and beat, and two local splayd daemons,
+database pool of SPLAYLAB_DB_POOL connections), Celery worker, simulation worker and beat, the
+node relay (splayd.relay on web's port + 1000, issue 24), and two local splayd daemons,
 each a child process logging to var/log/<part>.log with its pid in var/run/<part>.pid.
 Ctrl-C (or SIGTERM) stops the children, then the servers it started. A second `up` reuses var/.
 """
@@ -51,6 +52,11 @@ class StackConfig:
         return f"{'wss' if self.tls_cert else 'ws'}://{self.host}:{self.port}/ws/daemon/"
 
     @property
+    def relay_port(self) -> int:
+        """The node relay's port (issue 24): SPLAYLAB_RELAY_PORT, else web's port + 1000."""
+        return int(os.environ.get("SPLAYLAB_RELAY_PORT") or self.port + 1000)
+
+    @property
     def python(self) -> str:
         return str(self.root / ".venv" / "bin" / "python")
 
@@ -75,6 +81,13 @@ def service_env(cfg: StackConfig) -> dict[str, str]:
     env.setdefault("SPLAYLAB_SECRET_KEY", secret_key(cfg.var))
     env["PYTHONUNBUFFERED"] = "1"
     return env
+
+
+def relay_env(cfg: StackConfig, env: dict[str, str]) -> None:
+    """The URL daemons dial for the node relay, in place (SPLAYLAB_RELAY_URL: set it to an
+    address volunteers reach when the stack listens on loopback only); web and the relay both
+    derive its secret from SPLAYLAB_SECRET_KEY."""
+    env.setdefault("SPLAYLAB_RELAY_URL", f"ws://{cfg.host}:{cfg.relay_port}/")
 
 
 def manage(cfg: StackConfig, env: dict[str, str], *args: str, capture: bool = False) -> str:
@@ -158,6 +171,10 @@ def commands(cfg: StackConfig, daemon_configs: list[Path],
                  "--concurrency", sim_workers(), "--hostname", f"sim@{cfg.port}"], cfg.backend),
         "beat": ([str(venv_bin / "celery"), "-A", "splaylab", "beat", "--loglevel", "INFO",
                   "--schedule", str(cfg.var / "celerybeat-schedule")], cfg.backend),
+        # the node relay (issue 24): daemons that cannot reach each other carry their nodes'
+        # TCP streams through it (daemon/splayd/relay.py)
+        "relay": ([cfg.python, "-m", "splayd.relay", "--host", cfg.host, "--port", str(cfg.relay_port)],
+                  cfg.root / "daemon"),
     }
     for conf in daemon_configs:
         parts[conf.stem] = ([cfg.python, "-m", "splayd", "--config", str(conf)], cfg.root / "daemon")
@@ -191,6 +208,7 @@ class Stack:
         log_dir = self.cfg.var / "log"
         run_dir.mkdir(parents=True, exist_ok=True)
         log_dir.mkdir(parents=True, exist_ok=True)
+        relay_env(self.cfg, env)
         for name, (argv, cwd) in commands(self.cfg, daemon_configs, env).items():
             if name.startswith("lab-"):
                 wait_http(self.cfg.url + "/api/auth/me/", 60, self.cfg.tls_ca or self.cfg.tls_cert or None)  # daemons need the web server
@@ -252,7 +270,7 @@ def up(cfg: StackConfig) -> int:
         print(f"\nSplayLab is up at {cfg.url}/")
         for user, password in DEMO_ACCOUNTS:
             print(f"  login: {user} / {password}")
-        print(f"  parts: web, worker, sim, beat, {', '.join(c.stem for c in daemon_configs)} "
+        print(f"  parts: web, worker, sim, beat, relay, {', '.join(c.stem for c in daemon_configs)} "
               "(logs in var/log/, ./splaylab status)")
         print("  try:   ./splaylab submit assignments/hello/app.lua --nodes 10 --time 20 --follow")
         print("Press Ctrl-C to stop.")
@@ -286,7 +304,7 @@ def status(cfg: StackConfig) -> int:
             rows.append((name, services._port_open(port), f"127.0.0.1:{port}"))
     pids = sorted((cfg.var / "run").glob("*.pid")) if (cfg.var / "run").exists() else []
     parts = {p.stem: int(p.read_text() or 0) for p in pids if p.stem != "up"}
-    for name in ["web", "worker", "sim", "beat"] + sorted(n for n in parts if n.startswith("lab-")):
+    for name in ["web", "worker", "sim", "beat", "relay"] + sorted(n for n in parts if n.startswith("lab-")):
         pid = parts.get(name)
         up_ = pid is not None and _alive(pid)
         detail = f"pid {pid}" if up_ else "not running"

@@ -17,6 +17,7 @@ from .actions import (blacklist_add, blacklist_addresses, blacklist_remove, daem
 from .management.commands.daemon_create import config_toml
 from .models import BlacklistEntry, Daemon, Reachability
 from .reachability import reachability_probe_soon, reachability_rows
+from .relay import SHORTCUT_PROTOCOL, relay_capable
 from .selectors import blacklist_entries, daemon_get, daemon_list, daemon_running_jobs
 
 
@@ -244,6 +245,17 @@ class ReachabilitySerializer(serializers.Serializer):
     error = serializers.CharField(help_text="why not, TCP's (else UDP's); empty when both answered")
     address = serializers.CharField(help_text="what was tried, ip:port of dst's probe listener")
     measured_at = serializers.DateTimeField()
+    via = serializers.SerializerMethodField(help_text=(
+        'how src\'s nodes reach dst\'s: "direct"; "relay" (status none, both daemons keep a link to the '
+        'node relay); "loopback" (a daemon\'s own nodes, status none at its address: over 127.0.0.1); "none"'))
+
+    def get_via(self, row: Reachability) -> str:
+        if row.status == Reachability.Status.DIRECT:
+            return "direct"
+        if row.src_id == row.dst_id:
+            return "loopback" if row.src.version >= SHORTCUT_PROTOCOL else "none"
+        both = relay_capable({row.src_id: row.src.version, row.dst_id: row.dst.version})
+        return "relay" if len(both) == 2 else "none"
 
 
 class ReachabilityApi(APIView):

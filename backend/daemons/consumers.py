@@ -37,6 +37,7 @@ from .commands import daemon_group
 from .frames import frame_unstorable_record, hello_accept, instance_frame_apply, log_frame_ingest, logs_frame_ingest
 from .payloads import DaemonCloseMessage, DaemonCommandMessage, DaemonReplyMessage, DaemonRevokeMessage
 from .reachability import reachability_probe_soon
+from .relay import relay_welcome
 from .services import (
     Contact,
     Unlisted,
@@ -242,7 +243,8 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "welcome", "daemon": result.daemon_id, "session": result.session,
                               "heartbeat": settings.SPLAYLAB_HEARTBEAT, "acked": result.acked,
                               "dead_after": settings.SPLAYLAB_DAEMON_DEAD_AFTER,
-                              "blacklist": accepted.blacklist})
+                              "blacklist": accepted.blacklist,
+                              **relay_welcome(result.daemon_id, content.get("version"))})
         self.last_frame = time.monotonic()  # the hello may have waited long on a busy database
         self.watchdog = asyncio.create_task(self.watch())
         for job_id in result.stale_jobs:  # runs there, but the controller gave up on it

@@ -24,6 +24,7 @@ from django.db.models import Count
 
 from daemons.commands import Command, Reply, commands_send
 from daemons.models import Daemon
+from daemons import relay
 from daemons.reachability import unreachable_pairs
 from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
@@ -42,7 +43,6 @@ logger = logging.getLogger(__name__)
 
 State = Job.State
 IState = JobInstance.State
-SHORTCUT_PROTOCOL = 2  # splayd's protocol from which its nodes reach each other over 127.0.0.1
 SELF_UNREACHABLE = "their nodes cannot reach each other at their address (behind a router?)"
 CUT_OFF = "cannot reach the daemons chosen, or be reached by them"
 @dataclass
@@ -94,8 +94,11 @@ def _reserve(job: Job) -> Plan | None:
         # 127.0.0.1 (protocol 2, the same-machine shortcut): then only its pairs with other
         # daemons count.
         failures = unreachable_pairs(d.id for d in daemons)
-        shortcut = {d.id for d in daemons if d.version >= SHORTCUT_PROTOCOL}
+        shortcut = {d.id for d in daemons if d.version >= relay.SHORTCUT_PROTOCOL}
         alone = {a for a, b, _ in failures if a == b and a not in shortcut}
+        # two daemons that both keep a link to the node relay reach each other through it
+        relayable = relay.relay_capable({d.id: d.version for d in daemons})
+        failures = [(a, b, why) for a, b, why in failures if a == b or not {a, b} <= relayable]
         if job.nodes > 1 and alone:
             daemons = [d for d in daemons if d.id not in alone]
             excluded[SELF_UNREACHABLE] = len(alone)
@@ -282,6 +285,14 @@ def job_schedule_run(job_id: int) -> None:
                  "nodes": node_list, "list_type": descriptor.list_type,
                  "list_size": descriptor.list_size,
                  "limits": {**reserved.requests[d]["limits"], **shares.get(d, {})}} for d in used}
+    # peers measured unreachable (both daemons relay-capable, or placement kept them apart):
+    # connected to through the node relay (daemons.relay)
+    cut = {(a, b) for a, b, _ in unreachable_pairs(used) if a != b}
+    if cut:
+        placed = [(i.daemon_id, i.port, n["ip"]) for i, n in zip(instances, node_list)]
+        nb_ports = int(next(iter(lists.values()))["limits"].get("network_nb_ports") or 1)
+        for d, block in relay.list_blocks(job.id, placed, nb_ports, cut).items():
+            lists[d]["relay"] = block
     if job.trace:  # the runtime's message trace (docs/trace.md): job.json's "trace" block
         for frame in lists.values():
             frame["trace"] = dict(job.trace)

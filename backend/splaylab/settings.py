@@ -1,5 +1,7 @@
 """SplayLab controller settings; every deploy-time knob comes from the environment
 (see docs/architecture.md, "Settings")."""
+import hashlib
+import hmac
 import os
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -57,6 +59,16 @@ SPLAYLAB_DAEMON_HELLO_TIMEOUT = float(os.environ.get("SPLAYLAB_DAEMON_HELLO_TIME
 # one they connect from (a NAT gateway in front of a lab); loopback always may. Elsewhere the
 # connection's address wins (daemons.addresses, docs/decisions.md "A daemon's address").
 SPLAYLAB_DAEMON_TRUSTED_PEERS = _env_list("SPLAYLAB_DAEMON_TRUSTED_PEERS", "")
+# The node relay (issue 24, daemon/splayd/relay.py, started by the stack as its part "relay"):
+# the URL daemons dial ("" = no relay: pairs of daemons that cannot reach each other are never
+# placed together) and the secret the controller signs link tokens and job tickets with, which
+# the relay process is given too. A link token is good for SPLAYLAB_RELAY_TOKEN_TTL s (each
+# welcome hands a fresh one; the link uses the newest when it redials).
+SPLAYLAB_RELAY_URL = os.environ.get("SPLAYLAB_RELAY_URL", "")
+# default: derived from the secret key, as the relay process derives it (splayd.relay.secret_from_env)
+SPLAYLAB_RELAY_SECRET = os.environ.get("SPLAYLAB_RELAY_SECRET") or hmac.new(
+    SECRET_KEY.encode(), b"splaylab node relay", hashlib.sha256).hexdigest()
+SPLAYLAB_RELAY_TOKEN_TTL = int(os.environ.get("SPLAYLAB_RELAY_TOKEN_TTL", "86400"))
 # SPLAY section 5.6: REGISTER this many times the nodes a job needs, keep the first to answer.
 SPLAYLAB_SUPERSET = float(os.environ.get("SPLAYLAB_SUPERSET", "1.25"))
 # Addresses no node may reach, besides the controller's own (comma-separated IPs or CIDRs);

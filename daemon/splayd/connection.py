@@ -25,6 +25,7 @@ import websockets
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from . import PROTOCOL_VERSION
+from .relay_link import link_update
 from .config import Config
 from .jobs import JobManager
 from .outbox import Outbox
@@ -147,6 +148,7 @@ class Connection:
             self.heartbeat = float(msg.get("heartbeat") or 2)
             self.dead_after = float(msg.get("dead_after") or 3 * self.heartbeat)
             self.jobs.set_blacklist(msg.get("blacklist") or [])
+            self.jobs.relay = await link_update(self.jobs.relay, msg.get("relay"), self._ssl_context())
             self.outbox.rewind(int(msg.get("acked") or 0))
             self.last_received = time.monotonic()
             self.connects += 1

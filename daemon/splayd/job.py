@@ -40,6 +40,9 @@ class Job:
     launch: asyncio.Task[None] | None = None
     stopping: bool = False
     json_parts: dict[Any, Any] = field(default_factory=dict)  # job.json's shared parts (workdir.py)
+    # job.json "relay" (issue 24): {"port": the relay link's door, "peers": [nodes reached only
+    # through the relay]}, None: every peer is reached directly
+    relay: dict[str, Any] | None = None
 
     def deadline(self) -> float | None:
         """A churn job's end on the monotonic clock: its duration or the scenario's stop."""

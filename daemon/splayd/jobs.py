@@ -34,6 +34,7 @@ from .launch import Launcher
 from .outbox import Outbox
 from .owner import ceilings, network_within_bandwidth, parse_blacklist, request_limits
 from .reach import ProbeRefused, probe_command
+from .relay_link import RelayLink, relay_listed
 from .timeline import parse_churn_events, parse_timeline
 from .workdir import job_dir, node_argv, node_env, node_files_write
 
@@ -58,6 +59,7 @@ class JobManager(Launcher, ChurnRunner):
         self.available = True
         self.unavailable_reason = ""
         self.blacklist: list[str] = []  # the controller's (welcome, `blacklist`): for jobs listed from then on
+        self.relay: RelayLink | None = None  # the node relay's link (welcome's "relay"; relay_link.py)
 
     # queries
     def used_slots(self) -> int:
@@ -226,6 +228,7 @@ class JobManager(Launcher, ChurnRunner):
         job.list_type, job.list_size = list_type, list_size
         job.blacklist = list(self.blacklist)
         job.trace = trace
+        job.relay = relay_listed(self.relay, job.id, cmd.get("relay"))
         return {"ok": True}
 
     async def cmd_join(self, cmd: dict[str, Any]) -> Reply:
@@ -306,6 +309,8 @@ class JobManager(Launcher, ChurnRunner):
             return
         if self.jobs.get(job.id) is job:
             del self.jobs[job.id]
+            if self.relay is not None and job.relay is not None:
+                self.relay.ticket(job.id, [], "")  # the relay forgets this daemon's nodes of it
         self._close_sandbox(job)
         shutil.rmtree(self.job_dir(job.id), ignore_errors=True)
         logger.info("job %s: freed", job.id)

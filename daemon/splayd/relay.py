@@ -2,7 +2,7 @@
 between nodes of one job whose daemons cannot reach each other, over one outbound WebSocket per
 daemon (a "link"; the daemon side is relay_link.py). Standard library + websockets only, so it
 runs beside the controller as its own process (`python -m splayd.relay --port P`, the secret in
-SPLAYLAB_RELAY_SECRET) and its tests drive real links over real sockets.
+SPLAYLAB_RELAY_SECRET or derived from the controller's SPLAYLAB_SECRET_KEY) and its tests drive real links over real sockets.
 
 Who may use it is the controller's word, signed with the secret the two share (HMAC-SHA256),
 so the relay needs no database:
@@ -12,7 +12,7 @@ so the relay needs no database:
   ticket       `ticket_mac(secret, daemon, job, addrs)`: the job addresses ("ip:port", every
                port of each node's range) this daemon hosts in that job, from the controller's
                instance table when it LISTs the job; the link sends {"type": "ticket", "job",
-               "addrs", "mac"} (a ticket with no addrs withdraws the job).
+               "addrs", "mac"} (one with no addrs, and no mac, withdraws the job).
 A stream: OPEN from a link names its job and a destination address; the relay passes it on only
 when that link holds a ticket for the job and another link holds the destination in the same
 job, else it answers REFUSED with the runtime's own message ("connect to IP:PORT denied: not a
@@ -20,7 +20,9 @@ node of this job"). The destination's link connects to its node and answers OPEN
 (its error, e.g. "connection refused"); DATA flows both ways; CLOSE closes the stream whole
 (no half-close over the relay: either side's EOF ends it). A lost
 link closes every stream it carried with CLOSE "reset" to the other side, as a cut cable resets
-a connection once its peer notices.
+a connection once its peer notices; its job addresses stay known, and streams opened toward
+them meanwhile get no answer (the opener's connect times out) until the daemon is back.
+Limit: the addresses of a job that ended while its daemon's link was down stay in memory.
 
 Frames are binary WebSocket messages: type (1 byte), stream id (4 bytes, big endian; chosen
 by the side that opens, so each link numbers its own streams and the relay maps (link, id)
@@ -100,7 +102,8 @@ class Relay:
     def __init__(self, secret: bytes, host: str = "0.0.0.0", port: int = 0) -> None:
         self.secret, self.host, self.port = secret, host, port
         self.links: dict[int, Link] = {}  # daemon -> its link (a new one replaces the old)
-        self.owners: dict[tuple[int, str], Link] = {}  # (job, address) -> the link hosting it
+        # (job, address) -> the daemon hosting it; kept while its link is down (see _open)
+        self.owners: dict[tuple[int, str], int] = {}
         self.bytes_relayed = 0
         self._server: Any = None
 
@@ -150,16 +153,16 @@ class Relay:
         if msg.get("type") != "ticket":
             return
         job, addrs = int(msg["job"]), [str(a) for a in msg.get("addrs") or []]
-        if not hmac.compare_digest(str(msg.get("mac", "")), ticket_mac(self.secret, link.daemon, job, addrs)):
+        if addrs and not hmac.compare_digest(str(msg.get("mac", "")), ticket_mac(self.secret, link.daemon, job, addrs)):
             logger.warning("daemon %d: ticket for job %d refused (bad mac)", link.daemon, job)
             return
         for addr in link.jobs.pop(job, set()):
-            if self.owners.get((job, addr)) is link:
+            if self.owners.get((job, addr)) == link.daemon:
                 del self.owners[(job, addr)]
         if addrs:
             link.jobs[job] = set(addrs)
             for addr in addrs:
-                self.owners[(job, addr)] = link
+                self.owners[(job, addr)] = link.daemon
 
     async def _frame(self, link: Link, kind: int, stream: int, payload: bytes) -> None:
         if kind == OPEN:
@@ -183,10 +186,13 @@ class Relay:
         except (ValueError, KeyError, TypeError):
             await link.send(frame(REFUSED, stream, b"relay: malformed open"))
             return
-        target = self.owners.get((job, dst))
-        if job not in link.jobs or target is None:
+        owner = self.owners.get((job, dst))
+        if job not in link.jobs or owner is None:
             await link.send(frame(REFUSED, stream, denied(dst).encode()))
             return
+        target = self.links.get(owner)
+        if target is None:
+            return  # its daemon's link is down: no answer, as through a cut cable (a timeout)
         target.next_id += 1
         theirs = target.next_id
         link.streams[stream] = (target, theirs)
@@ -196,10 +202,6 @@ class Relay:
     async def _drop(self, link: Link) -> None:
         if self.links.get(link.daemon) is link:
             del self.links[link.daemon]
-        for job, addrs in link.jobs.items():
-            for addr in addrs:
-                if self.owners.get((job, addr)) is link:
-                    del self.owners[(job, addr)]
         for peer, peer_stream in list(link.streams.values()):
             peer.streams.pop(peer_stream, None)
             await peer.send(frame(CLOSE, peer_stream, b"reset"))
@@ -207,11 +209,19 @@ class Relay:
         logger.info("link of daemon %d down", link.daemon)
 
 
+def secret_from_env(env: dict[str, str] | os._Environ[str]) -> str:
+    """SPLAYLAB_RELAY_SECRET, else derived from the controller's SPLAYLAB_SECRET_KEY as the
+    controller's settings derive it (the stack and compose give the relay that key)."""
+    if env.get("SPLAYLAB_RELAY_SECRET"):
+        return env["SPLAYLAB_RELAY_SECRET"]
+    key = env.get("SPLAYLAB_SECRET_KEY", "")
+    if not key:
+        raise SystemExit("neither SPLAYLAB_RELAY_SECRET nor SPLAYLAB_SECRET_KEY is set (the controller's)")
+    return hmac.new(key.encode(), b"splaylab node relay", hashlib.sha256).hexdigest()
+
+
 async def _main(port: int, host: str) -> None:
-    secret = os.environ.get("SPLAYLAB_RELAY_SECRET", "")
-    if not secret:
-        raise SystemExit("SPLAYLAB_RELAY_SECRET is not set (the controller's relay secret)")
-    relay = Relay(secret.encode(), host, port)
+    relay = Relay(secret_from_env(os.environ).encode(), host, port)
     await relay.start()
     await asyncio.Event().wait()
 

@@ -164,12 +164,17 @@ class RelayLink:
         if s is None:
             return
         if kind in (OPENED, REFUSED) and s.answer is not None and not s.answer.done():
-            s.answer.set_result("ok" if kind == OPENED else "err " + payload.decode(errors="replace"))
+            # the answer line is written here, before any DATA frame that follows it
+            answer = "ok" if kind == OPENED else "err " + payload.decode(errors="replace")
+            s.writer.write(answer.encode() + b"\n")
+            s.answer.set_result(answer)
         elif kind == DATA:
             s.writer.write(payload)
             await s.writer.drain()
         elif kind == CLOSE:
             self.streams.pop(stream, None)
+            if s.answer is not None and not s.answer.done():
+                return  # a connect never answered: left to time out, as SYNs into a cut cable
             if payload == b"reset":
                 s.abort()
             else:
@@ -235,8 +240,7 @@ class RelayLink:
             writer.close()
             return
         gone.cancel()
-        answer = s.answer.result()
-        writer.write(answer.encode() + b"\n")
+        answer = s.answer.result()  # its line is written (_frame)
         if answer != "ok":
             self.streams.pop(stream, None)
             writer.close()
@@ -244,3 +248,38 @@ class RelayLink:
         await writer.drain()
         s.answer = None
         s.pump = asyncio.create_task(self._pump(stream, s))
+
+
+async def link_update(link: RelayLink | None, block: Any, ssl: ssl_module.SSLContext | None = None) -> RelayLink | None:
+    """welcome's "relay" block ({"url", "daemon", "expires", "token"}, or none: no relay) ->
+    the link to keep: the same one with the newest token (used at its next dial), a new one when
+    the relay moved, None (stopped) when the controller names none."""
+    if not isinstance(block, dict) or not block.get("url"):
+        if link is not None:
+            await link.stop()
+        return None
+    url, daemon, expires, token = str(block["url"]), int(block["daemon"]), int(block["expires"]), str(block["token"])
+    if link is not None and link.url == url and link.daemon == daemon:
+        link.expires, link.token = expires, token
+        return link
+    tickets = dict(link.tickets) if link is not None else {}
+    if link is not None:
+        await link.stop()
+    link = RelayLink(url, daemon, expires, token, ssl=ssl if url.startswith("wss://") else None)
+    link.tickets = tickets
+    await link.start()
+    return link
+
+
+def relay_listed(link: RelayLink | None, job: int, block: Any) -> dict[str, Any] | None:
+    """`list`'s "relay" block ({"addrs": this daemon's addresses in the job, "mac": the
+    controller's ticket, "peers": [{ip, port}, ...] nodes this daemon cannot reach}) -> job.json's
+    "relay" ({"port": the door, "peers"}), after handing the ticket to the link; None when there
+    is no link or nothing to relay (every peer is then connected to directly)."""
+    if link is None or not isinstance(block, dict):
+        return None
+    addrs = [str(a) for a in block.get("addrs") or []]
+    if addrs:
+        link.ticket(job, addrs, str(block.get("mac") or ""))
+    peers = [p for p in block.get("peers") or [] if isinstance(p, dict)]
+    return {"port": link.port, "peers": peers} if peers else None

@@ -164,6 +164,8 @@ class Server:
         await self.connection.stop()
         if self.probe is not None:
             await self.probe.stop()
+        if self.jobs.relay is not None:
+            await self.jobs.relay.stop()
         tasks = set(self.tasks) | set(self.jobs.supervisor_tasks())
         if tasks:
             _, pending = await asyncio.wait(tasks, timeout=0 if self.force_exit else DRAIN_TIMEOUT)

@@ -42,6 +42,8 @@ def node_files_write(cfg: Config, job: Job, node: int, port: int, held: bool = F
         spec["trace"] = dict(job.trace)
     if held:
         spec["gate"] = GATE_FILE
+    if job.relay is not None:  # peers reached through the node relay (relay_link.py, the door)
+        spec["relay"] = job.relay
     text = (json.dumps(spec)[:-1] + f', "nodes": {_nodes_json(job)}, "all_nodes": {_all_nodes_json(job)}'
             f', "local_nodes": {_local_nodes_json(job)}}}')
     (workdir / "job.json").write_text(text, encoding="utf-8")

@@ -23,7 +23,7 @@ async def test_hello_describes_the_daemon_and_heartbeats_follow(controller: Fake
         hello = controller.hellos[0]
         assert server.probe is not None and server.probe.port > 0
         assert hello == {
-            "type": "hello", "name": "test-1", "key": "good-key", "session": None, "version": 2,
+            "type": "hello", "name": "test-1", "key": "good-key", "session": None, "version": 3,
             "ip": "127.0.0.1", "max_instances": 4, "ports": [27100, 27199], "instances": [],
             "outbox_last": 0,  # the journal holds no frame yet
             "probe": {"port": server.probe.port},  # its reachability listener (splayd/reach.py)

@@ -181,6 +181,11 @@ async def test_a_cut_link_leaves_connects_unanswered_resets_open_streams_and_com
         while a.up.is_set() and time.monotonic() - t0 < 15:  # pings (2 s) unanswered for 4 s
             await asyncio.sleep(0.1)
         assert not a.up.is_set() and not waiting.done()
+        # the relay dropped the link: a connect toward its nodes gets no answer either (no refusal)
+        toward = asyncio.create_task(door(b, f"{A_IP}:20001", wait=30))
+        await asyncio.sleep(1.0)
+        assert not toward.done()
+        toward.cancel()
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(reader.readline()), 0.5)
         cable.flowing.set()  # plugged back

@@ -45,6 +45,7 @@ class FakeController:
         self.duplicates = 0  # numbered frames received again and skipped
         self.silent = False  # True: stop acking (a controller that hangs)
         self.last_ack_sent = 0
+        self.welcome_extra: Message = {}  # more welcome fields (e.g. "relay")
 
     @property
     def url(self) -> str:
@@ -76,7 +77,7 @@ class FakeController:
         if not hello.get("session"):
             self.acked = 0
         await ws.send(json.dumps({"type": "welcome", "daemon": 1, "session": session, "heartbeat": self.heartbeat,
-                                  "dead_after": 3 * self.heartbeat, "acked": self.acked}))
+                                  "dead_after": 3 * self.heartbeat, "acked": self.acked, **self.welcome_extra}))
         self.ws = ws
         self.connected.set()
         try:

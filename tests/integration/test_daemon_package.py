@@ -63,7 +63,7 @@ def test_pip_install_provides_the_splayd_command_with_its_version(installed: Ins
 
     assert result.returncode == 0, result.stderr
     version = re.search(r'__version__ = "([^"]+)"', (ROOT / "daemon/splayd/__init__.py").read_text()).group(1)
-    assert result.stdout.strip() == f"splayd {version} (protocol 2)"
+    assert result.stdout.strip() == f"splayd {version} (protocol 3)"
     assert installed.package.is_relative_to(installed.venv)  # the installed copy, not the checkout
 
 

@@ -70,7 +70,7 @@ export interface Reachability {
   src_name: string;
   dst: number;
   dst_name: string;
-  /** "direct": src's nodes can connect to dst's; "none": they cannot (no relay yet) */
+  /** "direct": src's nodes can connect to dst's at its address; "none": they cannot (see `via`) */
   status: "direct" | "none";
   tcp: boolean;
   /** the UDP echo answered too */
@@ -81,4 +81,7 @@ export interface Reachability {
   /** dst's probe listener, ip:port */
   address: string;
   measured_at: string;
+  /** how src's nodes reach dst's: directly, through the node relay, over loopback (a daemon's
+   * own nodes behind a router), or not at all */
+  via: "direct" | "relay" | "loopback" | "none";
 }

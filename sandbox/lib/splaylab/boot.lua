@@ -106,6 +106,7 @@ function M.runtime_modules(spec, job, limits)
     max_receive = limits.max_receive, udp_drop_ratio = limits.udp_drop_ratio,
     net = spec.net, net_epoch = spec.net_epoch, position = job.position,
     job_nodes = spec.all_nodes or spec.nodes, local_nodes = spec.local_nodes,
+    relay = spec.relay, job_id = job.id,
   }
   fs.init { root = spec.fs_root or ".", max_size = limits.disk_max_size, max_files = limits.disk_max_files,
     max_open = limits.disk_max_file_descriptors }

@@ -26,6 +26,7 @@ local netem = require "splaylab.netem"
 local trace = require "splaylab.trace"
 local policy = require "splaylab.socket_policy"
 local sn = require "splaylab.socket_netem"
+local relay = require "splaylab.socket_relay"
 
 local M = { _NAME = "splaylab.socket", _VERSION = "0.1" }
 
@@ -182,8 +183,10 @@ function tcp_connect(self, host, port)
     self.bound = raw:bind(own, 0) and true
   end
   local ok
-  local to = policy.route(ip, port)   -- a node of this daemon: over 127.0.0.1 (socket_policy)
-  ok, err = raw:connect(to, port)
+  -- a node of this daemon: over 127.0.0.1; one behind another router: the relay's door
+  local door = policy.relay_door(ip, port)
+  local to, to_port = door and "127.0.0.1" or policy.route(ip, port), door or port
+  ok, err = raw:connect(to, to_port)
   while not ok do
     if err == "already connected" then break end
     if err ~= "timeout" and err ~= "Operation already in progress" then return nil, err end
@@ -191,7 +194,11 @@ function tcp_connect(self, host, port)
       if not RAW[self] then return nil, "closed" end
       return nil, "timeout"
     end
-    ok, err = raw:connect(to, port)
+    ok, err = raw:connect(to, to_port)
+  end
+  if door then
+    ok, err = relay.handshake(raw, policy.settings.job_id, ip, port, deadline)
+    if not ok then return nil, RAW[self] and err or "closed" end
   end
   self.kind = "client"
   if peer then

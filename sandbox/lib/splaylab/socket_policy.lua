@@ -21,6 +21,8 @@ Runtime side only (splaylab.socket; never given to student code):
   policy.route(ip, port) -> ip          where the kernel is told to send (the shortcut below)
   policy.unroute(ip, port) -> ip        a sender's address as the app sees it (its job address)
   policy.own_job_ip(host) -> bool       host is this node's job.me.ip (not loopback)
+  policy.relay_door(ip, port) -> port | nil   the daemon's relay door when ip:port is a node
+                                        reached through the node relay (job.json "relay")
 
 Rules (limits from job.json "limits", see docs/architecture.md):
   bind: only this instance's ports: me.port .. me.port + nb_ports - 1 and bind_ports.
@@ -47,6 +49,10 @@ Same-machine shortcut (issue 24; opts.local_nodes, job.json "local_nodes": the j
   (unroute), so replies and receivefrom look as they do between machines. A TCP peer's
   getpeername stays 127.0.0.1 (its source port is ephemeral). Nodes on loopback addresses of
   their own (the controller's host) are not routed: they already reach each other.
+Node relay (issue 24; opts.relay = job.json "relay" {port, peers}, opts.job_id): the peers'
+  nodes (every port of each range) are those whose daemon this daemon cannot reach; a TCP
+  connect to one goes to the daemon's door 127.0.0.1:relay.port (splaylab.socket_relay), after
+  the same rules as above.
 Warnings are records "[splay.socket] ..."; a refused destination (or budget, or the socket
 limit) is warned about once per init, a refused bind every time.
 Limits: IPv4 only; names are resolved (platform.toip) before the check, never restricted.
@@ -56,7 +62,7 @@ local log = require "splaylab.log"
 
 local M = { _NAME = "splaylab.socket_policy", _VERSION = "0.1" }
 
-local tostring, tonumber, ipairs = tostring, tonumber, ipairs
+local tostring, tonumber, ipairs, type = tostring, tonumber, ipairs, type
 local format = string.format
 
 local l = log.new(1, "[splay.socket]")
@@ -76,6 +82,9 @@ M.settings = {
   me_ip = nil,          -- job.me.ip
   local_at = {},        -- set: "ip:port" of this daemon's nodes (every port), sent over 127.0.0.1
   local_port = {},      -- port -> the job ip of this daemon's node holding that port
+  relayed = {},         -- set: "ip:port" of nodes reached through the node relay
+  relay_port = nil,     -- the daemon's relay door (127.0.0.1)
+  job_id = nil,
 }
 M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
 
@@ -138,6 +147,15 @@ function M.init(opts)
   s.own_ip = me_ip and M.is_loopback(me_ip) and me_ip or nil
   s.me_ip = me_ip
   s.bind_ports, s.peers, s.allow, s.deny, s.local_at, s.local_port = {}, {}, {}, {}, {}, {}
+  s.relayed, s.job_id = {}, opts.job_id
+  local relay = type(opts.relay) == "table" and opts.relay or {}
+  s.relay_port = tonumber(relay.port)
+  for _, n in ipairs(s.relay_port and relay.peers or {}) do
+    local ip, port = n.ip and tostring(n.ip), tonumber(n.port)
+    if ip and port then
+      for k = 0, s.nb_ports - 1 do s.relayed[ip .. ":" .. (port + k)] = true end
+    end
+  end
   for _, n in ipairs(opts.local_nodes or {}) do
     local ip, port = n.ip and tostring(n.ip), tonumber(n.port)
     if ip and port and not M.is_loopback(ip) and ipv4_number(ip) then
@@ -223,6 +241,12 @@ end
 function M.route(ip, port)
   if M.settings.local_at[tostring(ip) .. ":" .. tostring(tonumber(port))] then return "127.0.0.1" end
   return ip
+end
+
+function M.relay_door(ip, port)
+  local s = M.settings
+  if s.relay_port and s.relayed[tostring(ip) .. ":" .. tostring(tonumber(port))] then return s.relay_port end
+  return nil
 end
 
 function M.unroute(ip, port)

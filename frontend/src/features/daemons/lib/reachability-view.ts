@@ -2,8 +2,9 @@
 import type { Daemon, Reachability } from "@/types/daemons";
 
 export interface ReachCell {
-  /** "direct", "none", or "unknown" (never measured: placed as if reachable) */
-  kind: "direct" | "none" | "unknown";
+  /** "direct", "relay" (through the node relay), "loopback" (a daemon's own nodes behind a
+   * router), "none", or "unknown" (never measured: placed as if reachable) */
+  kind: "direct" | "relay" | "loopback" | "none" | "unknown";
   text: string;
   /** the hover text: why not, what was tried, when */
   title: string;
@@ -21,7 +22,10 @@ export function reachCell(pair: Reachability | undefined, when: (iso: string) =>
       title: pair.error ? `${pair.error} — ${at}` : at,
     };
   }
-  return { kind: "none", text: "none", title: `${pair.error || "unreachable"} — ${at}` };
+  const why = `${pair.error || "unreachable"} — ${at}`;
+  if (pair.via === "relay") return { kind: "relay", text: "relay", title: `not directly: ${why}; through the relay` };
+  if (pair.via === "loopback") return { kind: "loopback", text: "loopback", title: `not at its address: ${why}; its own nodes talk over 127.0.0.1` };
+  return { kind: "none", text: "none", title: why };
 }
 
 /** The grid: every daemon ONLINE or measured, by name; a row per `from`, a cell per `to`. */
@@ -49,5 +53,7 @@ export function reachSummary(pairs: Reachability[]): string {
   if (pairs.length === 0) return "";
   const none = pairs.filter((p) => p.status === "none").length;
   if (none === 0) return `every measured pair reaches directly (${pairs.length})`;
-  return `${none} of ${pairs.length} measured pairs cannot reach each other`;
+  const relayed = pairs.filter((p) => p.via === "relay" || p.via === "loopback").length;
+  const text = `${none} of ${pairs.length} measured pairs cannot reach each other`;
+  return relayed ? `${text} directly (${relayed} through the relay or loopback)` : text;
 }
