@@ -109,9 +109,10 @@ class Relay:
 
     async def start(self) -> None:
         # pings every 2 s: a link whose cable is cut is dropped within ~6 s, and its streams' far
-        # sides are reset then
+        # sides are reset then. No permessage-deflate: the relay would inflate and deflate every
+        # byte it carries again (its CPU is shared by every daemon); apps compress if they wish.
         self._server = await serve(self._serve, self.host, self.port, max_size=MAX_FRAME + HEADER.size + 64,
-                                   ping_interval=2, ping_timeout=4, close_timeout=1)
+                                   ping_interval=2, ping_timeout=4, close_timeout=1, compression=None)
         self.port = self._server.sockets[0].getsockname()[1]
         logger.info("relay listening on %s:%d", self.host, self.port)
 

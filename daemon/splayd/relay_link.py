@@ -118,7 +118,7 @@ class RelayLink:
         while not self._stopping:
             try:
                 async with connect(self.url, ssl=self.ssl, max_size=MAX_FRAME + 64, open_timeout=5,
-                                   ping_interval=2, ping_timeout=4, close_timeout=1) as ws:
+                                   ping_interval=2, ping_timeout=4, close_timeout=1, compression=None) as ws:
                     await ws.send(json.dumps({"type": "hello", "daemon": self.daemon, "expires": self.expires,
                                               "token": self.token}))
                     welcome = json.loads(await asyncio.wait_for(ws.recv(), 5))
