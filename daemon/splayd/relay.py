@@ -1,5 +1,5 @@
 """The node relay (issue 24; docs/decisions.md "Volunteers behind routers"): carries TCP streams
-between nodes of one job whose daemons cannot reach each other, over one outbound WebSocket per
+and UDP datagrams between nodes of one job whose daemons cannot reach each other, over one outbound WebSocket per
 daemon (a "link"; the daemon side is relay_link.py). Standard library + websockets only, so it
 runs beside the controller as its own process (`python -m splayd.relay --port P`, the secret in
 SPLAYLAB_RELAY_SECRET or derived from the controller's SPLAYLAB_SECRET_KEY) and its tests drive real links over real sockets.
@@ -27,7 +27,10 @@ Limit: the addresses of a job that ended while its daemon's link was down stay i
 Frames are binary WebSocket messages: type (1 byte), stream id (4 bytes, big endian; chosen
 by the side that opens, so each link numbers its own streams and the relay maps (link, id)
 pairs), payload. Control frames (hello, ticket) are text JSON.
-Limits: TCP only; a link's frames are sent in order, so one slow receiver slows every stream
+Datagrams (DGRAM, stream 0): a node's UDP datagram to a peer of its job, from one of its node's
+ports (the sender is named by that job address, so the far node can answer), dropped like UDP
+when a check fails or the far link is down.
+Limits: a link's frames are sent in order, so one slow receiver slows every stream
 of its sender's link (websockets' write buffer is the flow control).
 """
 from __future__ import annotations
@@ -49,7 +52,7 @@ from websockets.exceptions import ConnectionClosed
 
 logger = logging.getLogger("splayd.relay")
 
-OPEN, OPENED, REFUSED, DATA, CLOSE = 1, 2, 3, 4, 5
+OPEN, OPENED, REFUSED, DATA, CLOSE, DGRAM = 1, 2, 3, 4, 5, 6
 HEADER = struct.Struct("!BI")
 MAX_FRAME = 256 * 1024  # bytes of DATA per frame (links cut larger reads)
 
@@ -169,6 +172,9 @@ class Relay:
         if kind == OPEN:
             await self._open(link, stream, payload)
             return
+        if kind == DGRAM:
+            await self._datagram(link, payload)
+            return
         other = link.streams.get(stream)
         if other is None:
             return  # a stream already closed on this side: its late frames are dropped
@@ -199,6 +205,25 @@ class Relay:
         link.streams[stream] = (target, theirs)
         target.streams[theirs] = (link, stream)
         await target.send(frame(OPEN, theirs, json.dumps({"job": job, "dst": dst}).encode()))
+
+    async def _datagram(self, link: Link, payload: bytes) -> None:
+        """A datagram "JOB DST SRCPORT\n" + data from a node's port: passed on as "JOB DST SRC\n"
+        + data (SRC: the sender's job address) when both ends are of the job and the far
+        daemon's link is up; otherwise dropped, as UDP is."""
+        head, _, data = payload.partition(b"\n")
+        try:
+            job_text, dst, src_port = head.decode().split()
+            job = int(job_text)
+        except ValueError:
+            return
+        owner = self.owners.get((job, dst))
+        mine = link.jobs.get(job, set())
+        src = next((a for a in mine if a.rsplit(":", 1)[1] == src_port), None)
+        target = self.links.get(owner) if owner is not None else None
+        if src is None or target is None:
+            return
+        self.bytes_relayed += len(data)
+        await target.send(frame(DGRAM, 0, f"{job} {dst} {src}\n".encode() + data))
 
     async def _drop(self, link: Link) -> None:
         if self.links.get(link.daemon) is link:

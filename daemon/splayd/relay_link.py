@@ -11,7 +11,8 @@ writes one line "JOB IP:PORT\\n" (the job address it connects to); the door answ
 the socket then carries the stream, or "err MESSAGE\\n" (the relay's or the far daemon's
 refusal, e.g. "connect to 10.0.0.9:20001 denied: not a node of this job") and closes.
 A stream the relay opens toward this daemon is connected to 127.0.0.1 on the destination's port
-(the node's server; nodes bind every interface).
+(the node's server; nodes bind every interface). Datagrams: a second door, UDP on
+127.0.0.1:link.udp_port (_UdpDoor); the relay names each datagram's sender by its job address.
 
 A cut link behaves as a cut cable for the nodes: new doors wait (no answer) until the link is
 back, so the runtime's connect times out as a connect whose SYNs go unanswered would, or goes
@@ -30,7 +31,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from .relay import CLOSE, DATA, MAX_FRAME, OPEN, OPENED, REFUSED, frame, parse
+from .relay import CLOSE, DATA, DGRAM, MAX_FRAME, OPEN, OPENED, REFUSED, frame, parse
 
 logger = logging.getLogger("splayd.relay_link")
 
@@ -53,11 +54,28 @@ class Stream:
             transport.abort()  # RST, as a peer's TCP answers a connection it no longer knows
 
 
+class _UdpDoor(asyncio.DatagramProtocol):
+    """The door for datagrams: the runtime sends "JOB IP:PORT\n" + data from its node's port;
+    datagrams from the relay are delivered to the node's port as "IP:PORT\n" + data (the
+    sender's job address, which the runtime hands the app)."""
+
+    def __init__(self, link: "RelayLink") -> None:
+        self.link = link
+
+    def datagram_received(self, data: bytes, addr: tuple[str, int]) -> None:
+        head, sep, body = data.partition(b"\n")
+        if not sep or len(head) > DOOR_LINE_MAX or addr[0] != "127.0.0.1":
+            return
+        asyncio.create_task(self.link._send(frame(DGRAM, 0, head + f" {addr[1]}\n".encode() + body)))
+
+
 class RelayLink:
     def __init__(self, url: str, daemon: int, expires: int, token: str,
                  ssl: ssl_module.SSLContext | None = None) -> None:
         self.url, self.daemon, self.expires, self.token, self.ssl = url, daemon, expires, token, ssl
         self.port = 0
+        self.udp_port = 0
+        self._udp: asyncio.DatagramTransport | None = None
         self.tickets: dict[int, dict[str, Any]] = {}
         self.streams: dict[int, Stream] = {}
         self.ws: ClientConnection | None = None
@@ -71,6 +89,9 @@ class RelayLink:
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._door, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
+        self._udp, _ = await asyncio.get_running_loop().create_datagram_endpoint(
+            lambda: _UdpDoor(self), local_addr=("127.0.0.1", 0))
+        self.udp_port = self._udp.get_extra_info("sockname")[1]
         self._task = asyncio.create_task(self.run())
 
     async def stop(self) -> None:
@@ -81,6 +102,8 @@ class RelayLink:
             await self.ws.close()
         if self._server is not None:
             self._server.close()
+        if self._udp is not None:
+            self._udp.close()
         for s in list(self.streams.values()):
             s.abort()
         self.streams.clear()
@@ -159,6 +182,16 @@ class RelayLink:
     async def _frame(self, kind: int, stream: int, payload: bytes) -> None:
         if kind == OPEN:
             asyncio.create_task(self._incoming(stream, payload))
+            return
+        if kind == DGRAM:
+            head, _, data = payload.partition(b"\n")
+            try:
+                _, dst, src = head.decode().split()
+                port = int(dst.rsplit(":", 1)[1])
+            except ValueError:
+                return
+            if self._udp is not None:
+                self._udp.sendto(src.encode() + b"\n" + data, ("127.0.0.1", port))
             return
         s = self.streams.get(stream)
         if s is None:
@@ -282,4 +315,4 @@ def relay_listed(link: RelayLink | None, job: int, block: Any) -> dict[str, Any]
     if addrs:
         link.ticket(job, addrs, str(block.get("mac") or ""))
     peers = [p for p in block.get("peers") or [] if isinstance(p, dict)]
-    return {"port": link.port, "peers": peers} if peers else None
+    return {"port": link.port, "udp_port": link.udp_port, "peers": peers} if peers else None

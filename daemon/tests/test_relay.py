@@ -201,3 +201,34 @@ async def test_a_cut_link_leaves_connects_unanswered_resets_open_streams_and_com
     finally:
         await a.stop()
         await cable.stop()
+
+
+async def test_datagrams_between_node_ports_cross_the_relay_named_by_job_addresses(two) -> None:
+    import socket
+    _, a, b, _ = two
+    loop = asyncio.get_running_loop()
+    socks = []
+    for _ in range(2):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", 0))
+        s.setblocking(False)
+        socks.append(s)
+    na, nb = socks
+    pa, pb = na.getsockname()[1], nb.getsockname()[1]
+    job = JOB + 5
+    give_ticket(a, [f"{A_IP}:{pa}"], job)
+    give_ticket(b, [f"{B_IP}:{pb}"], job)
+    await asyncio.sleep(0.2)
+    await loop.sock_sendto(na, f"{job} {B_IP}:{pb}\n".encode() + b"hello", ("127.0.0.1", a.udp_port))
+    data, addr = await asyncio.wait_for(loop.sock_recvfrom(nb, 2048), 5)
+    assert (data, addr) == (f"{A_IP}:{pa}\n".encode() + b"hello", ("127.0.0.1", b.udp_port))
+    await loop.sock_sendto(nb, f"{job} {A_IP}:{pa}\n".encode() + b"back", ("127.0.0.1", b.udp_port))
+    data, _ = await asyncio.wait_for(loop.sock_recvfrom(na, 2048), 5)
+    assert data == f"{B_IP}:{pb}\n".encode() + b"back"
+    # to an address outside the job, or of another job: dropped, as UDP drops
+    for line in (f"{job} {B_IP}:{pb + 1}", f"{JOB} {B_IP}:{pb}"):
+        await loop.sock_sendto(na, f"{line}\n".encode() + b"lost", ("127.0.0.1", a.udp_port))
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(loop.sock_recvfrom(nb, 2048), 0.5)
+    for s in socks:
+        s.close()

@@ -1,10 +1,12 @@
 """A real daemon's nodes through the node relay (issue 24): welcome's "relay" gives the daemon
 its link, `list`'s "relay" its ticket and the peers it cannot reach; a luajit node connects to
 such a peer at its job address (a router's, where nothing answers) and the bytes go through the
-relay to the other daemon's node. A non-job address is refused as a direct connect is."""
+relay to the other daemon's node, and a datagram to it and back through the relay's UDP door. A
+non-job address is refused as a direct connect is."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import time
 
 from splayd.relay import Relay, link_token, ticket_mac
@@ -26,8 +28,27 @@ events.run(function()
   c:close()
   local _, denied = socket.connect(peer.ip, peer.port + 1)
   print("other", denied)
+  local u = socket.udp()
+  assert(u:setsockname("*", job.me.port))
+  u:settimeout(5)
+  assert(u:sendto("ping", peer.ip, peer.port))
+  local data, ip, port = u:receivefrom()
+  print("udp", data, ip, port == peer.port)
 end)
 '''
+
+
+async def udp_answer(port: int, link: RelayLink, job: int) -> bytes:
+    """Node 2's UDP socket: takes one datagram from its daemon's door (the sender's job address,
+    then the data) and answers "pong" through the door."""
+    loop = asyncio.get_running_loop()
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.bind(("127.0.0.1", port))
+        s.setblocking(False)
+        data, _ = await loop.sock_recvfrom(s, 2048)
+        sender = data.split(b"\n", 1)[0].decode()
+        await loop.sock_sendto(s, f"{job} {sender}\n".encode() + b"pong", ("127.0.0.1", link.udp_port))
+        return data
 
 
 async def test_a_node_reaches_a_peer_behind_another_router_through_the_relay(
@@ -56,6 +77,7 @@ async def test_a_node_reaches_a_peer_behind_another_router_through_the_relay(
             other.ticket(9, [b_addr], ticket_mac(SECRET, 2, 9, [b_addr]))
             a_addrs = [f"{A_IP}:{a_port}"]
             nodes = [{"ip": A_IP, "port": a_port}, {"ip": B_IP, "port": b_port}]
+            udp_node = asyncio.create_task(udp_answer(b_port, other, 9))  # node 2's UDP side, same port
             reply = await controller.command(
                 "list", job=9, code=APP, filename="app.lua", nodes=nodes, instances=[{"node": 1, "port": a_port}],
                 relay={"addrs": a_addrs, "mac": ticket_mac(SECRET, 1, 9, a_addrs), "peers": [nodes[1]]})
@@ -65,8 +87,10 @@ async def test_a_node_reaches_a_peer_behind_another_router_through_the_relay(
             lines = [ln["text"] for ln in controller.lines(9, 1)]
             assert (final["state"], final["exit_code"]) == ("ENDED", 0), (final, lines)
             refusal = f"connect to {B_IP}:{b_port + 1} denied: not a node of this job"
-            assert lines == ["echo\thello through the relay", f"[splay.socket] {refusal}", f"other\t{refusal}"]
-            assert relay.bytes_relayed == 2 * len("hello through the relay\n")
+            assert lines == ["echo\thello through the relay", f"[splay.socket] {refusal}", f"other\t{refusal}",
+                             f"udp\tpong\t{B_IP}\ttrue"]
+            assert (await asyncio.wait_for(udp_node, 5)) == f"{A_IP}:{a_port}\n".encode() + b"ping"
+            assert relay.bytes_relayed == 2 * len("hello through the relay\n") + len("ping") + len("pong")
     finally:
         await other.stop()
         server.close()

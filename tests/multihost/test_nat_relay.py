@@ -1,8 +1,8 @@
 """Node traffic across home routers through the node relay (issue 24): one public test host and
 two behind routers of their own (NatHost: masquerading, no port forwarding). Nobody reaches a
 NATed host, and the NATed hosts do not reach each other; all three keep a link to the stack's
-relay (splayd.relay, part "relay"), so one job spans them: every node calls every other, direct
-where the probes said so (NATed -> public), relayed otherwise. Then a NATed host's relay link is
+relay (splayd.relay, part "relay"), so one job spans them: every node calls every other (TCP rpc)
+and pings it (UDP), direct where the probes said so (NATed -> public), relayed otherwise. Then a NATed host's relay link is
 cut for 30 s mid-job (its router drops the relay's packets): calls through it fail as over a cut
 cable (time out), the link comes back by itself and the calls succeed again."""
 from __future__ import annotations
@@ -16,15 +16,35 @@ from multihost_helpers import BRIDGE_IP
 
 pytestmark = pytest.mark.stack
 
-# Every node serves rpc, then calls every other node in rounds for RUN s (at least one round; the
-# first retries while peers start), each call's outcome a line, then serves LINGER s more.
+# Every node serves rpc and a UDP echo, pings every other node over UDP (a line each), then calls
+# every other node in rounds for RUN s (at least one round; the first retries while peers start),
+# each call's outcome a line, then serves LINGER s more.
 MESH_APP = """
 require "splay.base"
 local rpc = require "splay.rpc"
 function hello() return job.position end
 rpc.server(job.me.port)
+local u = socket.udp()  -- a UDP echo on the node's port: "ping" -> "pong"
+assert(u:setsockname("*", job.me.port))
+local pongs = {}
 events.run(function()
+  events.thread(function()
+    while true do
+      local data, ip, port = u:receivefrom()
+      if data == "ping" then u:sendto("pong", ip, port) elseif data == "pong" then pongs[ip .. ":" .. port] = true end
+    end
+  end)
   events.sleep(1)
+  for i, n in ipairs(job.nodes) do
+    if i ~= job.position then
+      for _ = 1, 20 do
+        if pongs[n.ip .. ":" .. n.port] then break end
+        u:sendto("ping", n.ip, n.port)
+        events.sleep(0.3)
+      end
+      print(string.format("udp %s %d", pongs[n.ip .. ":" .. n.port] and "reply" or "fail", i))
+    end
+  end
   local t0, round = socket.gettime(), 0
   repeat
     round = round + 1
@@ -87,6 +107,9 @@ def test_one_job_spans_two_natted_hosts_and_a_public_one_through_the_relay(mh_st
     assert sorted(i["daemon"] for i in job["instances"]) == sorted([p, p, n1, n1, n2, n2])
     calls = _outcomes(mh_stack, job["id"])[1]
     assert calls == {(a, b): ("reply", "") for a in range(1, 7) for b in range(1, 7) if a != b}, calls
+    udp = {(ln["node"], int(m.group(2))): m.group(1) for ln in mh_stack.logs(job["id"])
+           if (m := re.match(r"^udp (reply|fail) (\d+)$", ln["text"]))}
+    assert udp == {(a, b): "reply" for a in range(1, 7) for b in range(1, 7) if a != b}, udp  # datagrams too
 
 
 def test_a_relay_link_cut_for_30_s_fails_calls_as_a_cable_would_and_comes_back(mh_stack, hosts) -> None:

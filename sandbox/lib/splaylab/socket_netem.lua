@@ -153,8 +153,9 @@ local function flush_datagrams(self, raw)
 end
 
 -- nil: no emulation for this destination; true: the datagram is gone (lost, partitioned,
--- or queued to leave later). `to`: where the kernel sends it (socket_policy.route of ip).
-function M.emulate_datagram(self, raw, data, ip, port, to)
+-- or queued to leave later). `to`, `to_port`, `wire`: where the kernel sends it and what
+-- (socket_policy.route of ip, or the relay's door with the datagram in its envelope).
+function M.emulate_datagram(self, raw, data, ip, port, to, to_port, wire)
   local dest_ip, dest_port = ip, port
   if not dest_ip and self.peer then dest_ip, dest_port = self.peer[1], self.peer[2] end
   local pos = dest_ip and netem.position_of(dest_ip, dest_port)
@@ -170,7 +171,7 @@ function M.emulate_datagram(self, raw, data, ip, port, to)
   local at = platform.now() + delay
   local i = #q + 1
   while i > 1 and q[i - 1][1] > at do i = i - 1 end
-  table.insert(q, i, { at, data, to or ip, port })
+  table.insert(q, i, { at, wire or data, to or ip, to_port or port })
   if not self.dgflusher then self.dgflusher = events.thread(function() flush_datagrams(self, raw) end) end
   return true
 end

@@ -23,6 +23,7 @@ Runtime side only (splaylab.socket; never given to student code):
   policy.own_job_ip(host) -> bool       host is this node's job.me.ip (not loopback)
   policy.relay_door(ip, port) -> port | nil   the daemon's relay door when ip:port is a node
                                         reached through the node relay (job.json "relay")
+  policy.relay_udp(ip, port) -> port | nil    the same for datagrams (its UDP door)
 
 Rules (limits from job.json "limits", see docs/architecture.md):
   bind: only this instance's ports: me.port .. me.port + nb_ports - 1 and bind_ports.
@@ -52,7 +53,10 @@ Same-machine shortcut (issue 24; opts.local_nodes, job.json "local_nodes": the j
 Node relay (issue 24; opts.relay = job.json "relay" {port, peers}, opts.job_id): the peers'
   nodes (every port of each range) are those whose daemon this daemon cannot reach; a TCP
   connect to one goes to the daemon's door 127.0.0.1:relay.port (splaylab.socket_relay), after
-  the same rules as above.
+  the same rules as above; a datagram to one goes to its UDP door (relay.udp_port) as
+  "JOB IP:PORT\n" + data, and one from that door arrives as "IP:PORT\n" + data (the sender's
+  job address; splaylab.socket_udp unwraps both). Only datagrams sent from a node's port cross
+  (the relay names the sender by it).
 Warnings are records "[splay.socket] ..."; a refused destination (or budget, or the socket
 limit) is warned about once per init, a refused bind every time.
 Limits: IPv4 only; names are resolved (platform.toip) before the check, never restricted.
@@ -84,6 +88,7 @@ M.settings = {
   local_port = {},      -- port -> the job ip of this daemon's node holding that port
   relayed = {},         -- set: "ip:port" of nodes reached through the node relay
   relay_port = nil,     -- the daemon's relay door (127.0.0.1)
+  relay_udp_port = nil, -- its door for datagrams
   job_id = nil,
 }
 M.stats = { sockets = 0, sent = 0, received = 0, dropped = 0 }
@@ -150,6 +155,7 @@ function M.init(opts)
   s.relayed, s.job_id = {}, opts.job_id
   local relay = type(opts.relay) == "table" and opts.relay or {}
   s.relay_port = tonumber(relay.port)
+  s.relay_udp_port = s.relay_port and tonumber(relay.udp_port)
   for _, n in ipairs(s.relay_port and relay.peers or {}) do
     local ip, port = n.ip and tostring(n.ip), tonumber(n.port)
     if ip and port then
@@ -246,6 +252,12 @@ end
 function M.relay_door(ip, port)
   local s = M.settings
   if s.relay_port and s.relayed[tostring(ip) .. ":" .. tostring(tonumber(port))] then return s.relay_port end
+  return nil
+end
+
+function M.relay_udp(ip, port)
+  local s = M.settings
+  if s.relay_udp_port and s.relayed[tostring(ip) .. ":" .. tostring(tonumber(port))] then return s.relay_udp_port end
   return nil
 end
 

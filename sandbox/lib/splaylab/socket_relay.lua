@@ -11,7 +11,7 @@ link. Runtime side only (splaylab.socket; never given to student code).
       the deadline passes first (the link is down: as a connect whose SYNs go unanswered).
 Every rule (address list, blacklist, budgets, emulated network, trace) was applied by
 splaylab.socket against the job address before; the door's line is not counted in the budgets.
-Limits: TCP only (UDP to such a peer is sent directly and lost).
+Datagrams to such a peer go through the daemon's UDP door instead (splaylab.socket_udp).
 ]]
 local events = require "splaylab.events"
 local platform = require "splaylab.platform"

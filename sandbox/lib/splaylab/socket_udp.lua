@@ -75,6 +75,7 @@ function M.build(ctx)
     if not ip then return nil, err end
     self.peer = { ip, tonumber(port) }
     self.kind = "connected"
+    if policy.relay_udp(ip, port) then return 1 end   -- sent through the relay's door (udp_out)
     own_source(self, raw, ip)
     return raw:setpeername(policy.route(ip, port), port)
   end
@@ -96,13 +97,22 @@ function M.build(ctx)
       policy.stats.dropped = policy.stats.dropped + 1
       return #data
     end
-    local to = ip and policy.route(ip, port)   -- a node of this daemon: over 127.0.0.1
-    if netem.active and sn.emulate_datagram(self, raw, data, ip, port, to) then return #data end
+    -- a node of this daemon: over 127.0.0.1; one behind another router: the relay's UDP door,
+    -- the datagram in its envelope (socket_policy, "Node relay")
+    local dest_ip, dest_port = ip, port
+    if not dest_ip and self.peer then dest_ip, dest_port = self.peer[1], self.peer[2] end
+    local door = dest_ip and policy.relay_udp(dest_ip, dest_port)
+    local wire, to, to_port = data, ip and policy.route(ip, port), port
+    if door then
+      wire = string.format("%s %s:%d\n", tostring(policy.settings.job_id), dest_ip, dest_port) .. data
+      to, to_port = "127.0.0.1", door
+    end
+    if netem.active and sn.emulate_datagram(self, raw, data, ip, port, to, to_port, wire) then return #data end
     local deadline = deadline_of(self)
     while true do
       local n, e
-      if ip then n, e = raw:sendto(data, to, port) else n, e = raw:send(data) end
-      if n then return n end
+      if to then n, e = raw:sendto(wire, to, to_port) else n, e = raw:send(data) end
+      if n then return #data end
       if e ~= "timeout" then return nil, e end
       if not events.wait_socket(raw, "w", deadline) then return nil, RAW[self] and "timeout" or "closed" end
     end
@@ -133,7 +143,18 @@ function M.build(ctx)
     while true do
       if policy.stats.received >= policy.settings.max_receive then return budget("receive", 1) end
       local data, a, b
-      if from then data, a, b = raw:receivefrom(size) else data, a = raw:receive(size) end
+      local door = policy.settings.relay_udp_port
+      if from or door then
+        data, a, b = raw:receivefrom(door and size and size + 64 or size)
+        if data and door and a == "127.0.0.1" and b == door then
+          -- through the relay: "IP:PORT\n" + data, the sender's job address first
+          local ip, port, body = data:match("^([^\n:]+):(%d+)\n(.*)$")
+          if not ip then data = nil; a = "timeout" else data, a, b = body, ip, tonumber(port) end
+          if data and size and #data > size then data = data:sub(1, size) end
+        end
+      else
+        data, a = raw:receive(size)
+      end
       if data and policy.stats.received + #data > policy.settings.max_receive then
         return budget("receive", #data)   -- a datagram beyond the budget is dropped
       end
@@ -149,7 +170,8 @@ function M.build(ctx)
           local key = a .. ":" .. tostring(b)
           if not replies[key] then replies[key] = true; self.nreplies = self.nreplies + 1 end
         end
-        return data, a, b
+        if from then return data, a, b end
+        return data
       end
       if a ~= "timeout" then return nil, a end
       if not events.wait_socket(raw, "r", deadline) then return nil, RAW[self] and "timeout" or "closed" end
