@@ -87,7 +87,7 @@ def relay_env(cfg: StackConfig, env: dict[str, str]) -> None:
     """The URL daemons dial for the node relay, in place (SPLAYLAB_RELAY_URL: set it to an
     address volunteers reach when the stack listens on loopback only); web and the relay both
     derive its secret from SPLAYLAB_SECRET_KEY."""
-    env.setdefault("SPLAYLAB_RELAY_URL", f"ws://{cfg.host}:{cfg.relay_port}/")
+    env.setdefault("SPLAYLAB_RELAY_URL", f"{'wss' if cfg.tls_cert else 'ws'}://{cfg.host}:{cfg.relay_port}/")
 
 
 def manage(cfg: StackConfig, env: dict[str, str], *args: str, capture: bool = False) -> str:
@@ -173,7 +173,8 @@ def commands(cfg: StackConfig, daemon_configs: list[Path],
                   "--schedule", str(cfg.var / "celerybeat-schedule")], cfg.backend),
         # the node relay (issue 24): daemons that cannot reach each other carry their nodes'
         # TCP streams through it (daemon/splayd/relay.py)
-        "relay": ([cfg.python, "-m", "splayd.relay", "--host", cfg.host, "--port", str(cfg.relay_port)],
+        "relay": ([cfg.python, "-m", "splayd.relay", "--host", cfg.host, "--port", str(cfg.relay_port),
+                   *(["--certfile", cfg.tls_cert, "--keyfile", cfg.tls_key] if cfg.tls_cert else [])],
                   cfg.root / "daemon"),
     }
     for conf in daemon_configs:

@@ -42,6 +42,7 @@ import hmac
 import json
 import logging
 import os
+import ssl as ssl_module
 import struct
 import time
 from dataclasses import dataclass, field
@@ -102,8 +103,9 @@ class Link:
 
 
 class Relay:
-    def __init__(self, secret: bytes, host: str = "0.0.0.0", port: int = 0) -> None:
-        self.secret, self.host, self.port = secret, host, port
+    def __init__(self, secret: bytes, host: str = "0.0.0.0", port: int = 0,
+                 ssl: ssl_module.SSLContext | None = None) -> None:
+        self.secret, self.host, self.port, self.ssl = secret, host, port, ssl
         self.links: dict[int, Link] = {}  # daemon -> its link (a new one replaces the old)
         # (job, address) -> the daemon hosting it; kept while its link is down (see _open)
         self.owners: dict[tuple[int, str], int] = {}
@@ -115,7 +117,8 @@ class Relay:
         # sides are reset then. No permessage-deflate: the relay would inflate and deflate every
         # byte it carries again (its CPU is shared by every daemon); apps compress if they wish.
         self._server = await serve(self._serve, self.host, self.port, max_size=MAX_FRAME + HEADER.size + 64,
-                                   ping_interval=2, ping_timeout=4, close_timeout=1, compression=None)
+                                   ping_interval=2, ping_timeout=4, close_timeout=1, compression=None,
+                                   ssl=self.ssl)
         self.port = self._server.sockets[0].getsockname()[1]
         logger.info("relay listening on %s:%d", self.host, self.port)
 
@@ -246,8 +249,12 @@ def secret_from_env(env: dict[str, str] | os._Environ[str]) -> str:
     return hmac.new(key.encode(), b"splaylab node relay", hashlib.sha256).hexdigest()
 
 
-async def _main(port: int, host: str) -> None:
-    relay = Relay(secret_from_env(os.environ).encode(), host, port)
+async def _main(port: int, host: str, certfile: str, keyfile: str) -> None:
+    context = None
+    if certfile:  # wss://: the link token travels encrypted (the controller's own certificate will do)
+        context = ssl_module.SSLContext(ssl_module.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certfile, keyfile or None)
+    relay = Relay(secret_from_env(os.environ).encode(), host, port, ssl=context)
     await relay.start()
     await asyncio.Event().wait()
 
@@ -256,9 +263,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m splayd.relay", description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=8771)
     parser.add_argument("--host", default="0.0.0.0")
+    parser.add_argument("--certfile", default="", help="serve wss:// with this certificate (PEM)")
+    parser.add_argument("--keyfile", default="", help="its key (PEM)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    asyncio.run(_main(args.port, args.host))
+    asyncio.run(_main(args.port, args.host, args.certfile, args.keyfile))
 
 
 if __name__ == "__main__":

@@ -232,3 +232,42 @@ async def test_datagrams_between_node_ports_cross_the_relay_named_by_job_address
         await asyncio.wait_for(loop.sock_recvfrom(nb, 2048), 0.5)
     for s in socks:
         s.close()
+
+
+async def test_over_tls_a_link_that_trusts_the_relays_certificate_carries_streams_and_others_get_nothing(
+        tmp_path) -> None:
+    import ssl
+    import subprocess
+    cert, key = tmp_path / "relay.pem", tmp_path / "relay.key"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=relay",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(cert, key)
+    relay = Relay(SECRET, "127.0.0.1", 0, ssl=server_ctx)
+    await relay.start()
+    server, port = await echo_server()
+    expires = int(time.time()) + 3600
+    trusting = ssl.create_default_context(cafile=str(cert))
+    a, b = (RelayLink(f"wss://127.0.0.1:{relay.port}/", d, expires, link_token(SECRET, d, expires), ssl=trusting)
+            for d in (1, 2))
+    stranger = RelayLink(f"wss://127.0.0.1:{relay.port}/", 3, expires, link_token(SECRET, 3, expires),
+                         ssl=ssl.create_default_context())  # the system's CAs: not this certificate
+    try:
+        for link in (a, b, stranger):
+            await link.start()
+        await asyncio.wait_for(asyncio.gather(a.up.wait(), b.up.wait()), 5)
+        give_ticket(a, [f"{A_IP}:20000"])
+        give_ticket(b, [f"{B_IP}:{port}"])
+        await asyncio.sleep(0.2)
+        answer, reader, writer = await door(a, f"{B_IP}:{port}")
+        assert answer == "ok"
+        writer.write(b"over tls\n")
+        assert await asyncio.wait_for(reader.readline(), 5) == b"over tls\n"
+        writer.close()
+        assert not stranger.up.is_set() and 3 not in relay.links
+    finally:
+        for link in (a, b, stranger):
+            await link.stop()
+        server.close()
+        await relay.stop()

@@ -1,11 +1,13 @@
 """The daemons speak TLS to the controller and verify its certificate (SPLAY did not): the
 real stack served over https/wss by uvicorn with a self-signed certificate made here with
 openssl; the local daemons' configs name it as `ca_file` (as `./splaylab up` does with
-SPLAYLAB_TLS_CERT / SPLAYLAB_TLS_KEY). A job runs through that encrypted link."""
+SPLAYLAB_TLS_CERT / SPLAYLAB_TLS_KEY), and their node relay links verify it too. A job runs
+through that encrypted link."""
 from __future__ import annotations
 
 import ssl
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 
@@ -31,6 +33,15 @@ def test_daemons_connect_over_verified_tls_and_a_job_runs(tmp_path: Path, monkey
             assert 'controller = "wss://127.0.0.1:8769/ws/daemon/"' in text and str(cert) in text
         daemons = s.api("GET", "/api/daemons/", token=s.teacher_token)
         assert [d["state"] for d in daemons] == ["ONLINE", "ONLINE"]
+        # The node relay (issue 24) is served over wss with the same certificate, and verified.
+        for log in ("lab-1.log", "lab-2.log"):
+            text = ""
+            for _ in range(50):
+                text = (tmp_path / "stack" / "log" / log).read_text()
+                if "relay link up (wss://127.0.0.1:9769/)" in text:
+                    break
+                time.sleep(0.1)
+            assert "relay link up (wss://127.0.0.1:9769/)" in text, text[-2000:]
         # The certificate is really checked: a client that does not trust it is refused.
         with pytest.raises(urllib.error.URLError) as refused:
             urllib.request.urlopen(s.url + "/api/auth/me/", timeout=5, context=ssl.create_default_context())
