@@ -16,7 +16,9 @@ thread until the socket is ready (events.wait_socket) or the socket's timeout pa
 thread it blocks the process. The raw LuaSocket object is never reachable from student code.
 Beside this file: splaylab.socket_policy (the ports, addresses, sockets and bytes a node may
 use: the rules and their messages), splaylab.socket_udp (the UDP object) and
-splaylab.socket_netem (the emulated WAN at the sender: delay queues, the position preamble).
+splaylab.socket_netem (the emulated WAN at the sender: delay queues, the position preamble),
+splaylab.socket_relay (a connect through the daemon's node relay) and splaylab.socket_errors
+(newtry / protect).
 Limits and holes: socket.select is a polling loop (10 ms); no bandwidth shaping
 (network_send_speed is not enforced); IPv6 is not supported.
 ]]
@@ -30,7 +32,7 @@ local relay = require "splaylab.socket_relay"
 
 local M = { _NAME = "splaylab.socket", _VERSION = "0.1" }
 
-local type, tostring, tonumber, setmetatable, ipairs = type, tostring, tonumber, setmetatable, ipairs
+local tostring, tonumber, setmetatable, ipairs = tostring, tonumber, setmetatable, ipairs
 local check_dest, may_bind, bind_denied, count_socket, budget =
   policy.check_dest, policy.may_bind, policy.bind_denied, policy.count_socket, policy.budget
 
@@ -388,25 +390,9 @@ function M.gettime() return platform.now() end
 M.dns = { toip = function(host) return platform.toip(tostring(host)) end }
 M._VERSION = "LuaSocket (SplayLab restricted)"
 
--- newtry / protect: LuaSocket's error helpers, in plain Lua.
-function M.newtry(finalizer)
-  return function(...)
-    local ok = ...
-    if ok then return ... end
-    if finalizer then pcall(finalizer) end
-    error({ socket_error = (select(2, ...)) }, 0)
-  end
-end
-
-function M.protect(f)
-  return function(...)
-    local res = { pcall(f, ...) }
-    if res[1] then return unpack(res, 2) end
-    local e = res[2]
-    if type(e) == "table" and e.socket_error then return nil, e.socket_error end
-    error(e, 0)
-  end
-end
+-- newtry / protect: LuaSocket's error helpers (splaylab.socket_errors).
+local errors = require "splaylab.socket_errors"
+M.newtry, M.protect = errors.newtry, errors.protect
 
 -- Student-facing table: the API only (init, settings, stats stay runtime-side).
 function M.public()
