@@ -111,6 +111,27 @@ describe("splaylab.events (signals, locks, kill)", function()
     assert.same({ false }, timed)
   end)
 
+  it("drops the timers of threads woken early and still fires the others in order", function()
+    -- 60 waiters woken before their timeout leave stale heap entries, more than half the heap:
+    -- it is rebuilt; the 20 sleepers set between them must still wake in deadline order, ties
+    -- in the order they were set
+    local woke, order = 0, {}
+    events.run(function()
+      for i = 1, 60 do
+        events.thread(function() if events.wait("go", 0.3) then woke = woke + 1 end end)
+        if i % 3 == 0 then
+          local j = i / 3
+          events.thread(function() events.sleep(0.01 * (j % 5)); order[#order + 1] = j end)
+        end
+      end
+      events.thread(function() events.fire("go") end)
+    end)
+    assert.equal(60, woke)
+    local expect = {}
+    for r = 0, 4 do for j = 1, 20 do if j % 5 == r then expect[#expect + 1] = j end end end
+    assert.same(expect, order)
+  end)
+
   it("kills a thread, reports status and dead", function()
     local th, ran
     events.run(function()

@@ -54,6 +54,7 @@ local NONE = {}            -- an empty list, never written: "nothing ready" with
 
 local recs = {}            -- coroutine -> record {co, token, waiting, wake_args, sock, dir}
 local ready = {}           -- records to resume next round, in order
+local spare = {}           -- the other array of ready (the round being run)
 local timers = {}          -- binary heap of {when, rec, token, seq}
 local stale = 0            -- entries of timers whose thread was woken otherwise (or killed)
 local waiters = {}         -- event name -> list of {rec, token}
@@ -78,7 +79,8 @@ local function heap_pop() return heap.pop(timers, earlier) end
 
 -- A thread woken before its deadline leaves a stale entry in the heap, which would keep the
 -- thread (its coroutine and stack) alive until the deadline (rpc: 60 s). Drop them in bulk
--- once they make up half the heap.
+-- once they make up half the heap; the kept entries are made a heap again in O(n) (a sort
+-- cost 3 % of a simulated Chord; (time, seq) is a total order: the same pops either way).
 local function forget_timer(rec)
   if rec.timed then
     rec.timed = nil
@@ -89,8 +91,7 @@ local function forget_timer(rec)
         local r = t[2]
         if r.timed and r.token == t[3] and not r.dead then kept[#kept + 1] = t end
       end
-      table.sort(kept, earlier)   -- a sorted array is a heap
-      timers, stale = kept, 0
+      timers, stale = heap.heapify(kept, earlier), 0
     end
   end
 end
@@ -109,16 +110,22 @@ local function drop_socket_wait(rec)
   end
 end
 
--- Resume a suspended thread with values, if it is still waiting for that token.
-local function wake(rec, token, ...)
+-- Resume a suspended thread with values, if it is still waiting for that token. The loop's
+-- own wake-ups pass one of the constant argument lists below (read only: no table per wake-up).
+local READY, TIMEOUT, CLOSED = { n = 1, "ready" }, { n = 2, false, "timeout" }, { n = 1, "closed" }
+local function wake_with(rec, token, args)
   if not rec.waiting or rec.token ~= token or rec.dead then return false end
   rec.waiting = false
   rec.token = rec.token + 1
   drop_socket_wait(rec)
   forget_timer(rec)
-  rec.wake_args = { n = select("#", ...), ... }
+  rec.wake_args = args
   ready[#ready + 1] = rec
   return true
+end
+local function wake(rec, token, ...)
+  if not rec.waiting or rec.token ~= token or rec.dead then return false end
+  return wake_with(rec, token, { n = select("#", ...), ... })
 end
 
 -- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
@@ -241,7 +248,7 @@ end
 function M.cancel_socket(raw, dir)
   for _, map in ipairs(dir == "r" and { readers } or { readers, writers }) do
     local rec = map[raw]
-    if rec then wake(rec, rec.token, "closed") end
+    if rec then wake_with(rec, rec.token, CLOSED) end
   end
 end
 
@@ -311,7 +318,7 @@ local function fire_timers(now)
     local t = heap_pop()
     local rec = t[2]
     if rec.token == t[3] then rec.timed = nil end   -- this entry is gone: not stale
-    wake(rec, t[3], false, "timeout")
+    wake_with(rec, t[3], TIMEOUT)
   end
 end
 
@@ -325,12 +332,12 @@ local function poll_sockets(timeout)
       leave_requested = true
     else
       local rec = readers[s]
-      if rec then wake(rec, rec.token, "ready") end
+      if rec then wake_with(rec, rec.token, READY) end
     end
   end
   for _, s in ipairs(ww or NONE) do
     local rec = writers[s]
-    if rec then wake(rec, rec.token, "ready") end
+    if rec then wake_with(rec, rec.token, READY) end
   end
   -- after the wake-ups: a handler then runs in the same round as the data that arrived
   if leave_requested then leave.requests(leave_signal:received()) end
@@ -352,12 +359,14 @@ function M.run(f)
   while not exiting do
     fire_timers(platform.now())
     if #ready > 0 then
+      -- two arrays in turn: threads made ready by this round go to the other one
       local batch = ready
-      ready = {}
+      ready, spare = spare, batch
       for _, rec in ipairs(batch) do
         step(rec)
         if exiting then break end
       end
+      for i = #batch, 1, -1 do batch[i] = nil end
       -- poll between rounds only when threads are still ready (no starvation); otherwise the
       -- next round blocks in select anyway, and a second select here would cost a syscall
       if #ready > 0 and not exiting then
@@ -376,7 +385,7 @@ function M.run(f)
     end
   end
   if exiting then
-    recs, ready, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}
+    recs, ready, spare, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}, {}
     nsock, count, exiting, stale = 0, 0, false, 0
     leave.reset()
   end

@@ -5,6 +5,7 @@ No state of its own: the array is the caller's.
 
 Usage: local heap = require "splaylab.heap"
   heap.push(h, item, less); local first = heap.pop(h, less)   -- h[1] is the least item
+  heap.heapify(array, less) -> array                           -- any array made a heap, in O(n)
 ]]
 local M = { _NAME = "splaylab.heap", _VERSION = "0.1" }
 
@@ -21,12 +22,7 @@ function M.push(h, item, less)
   end
 end
 
-function M.pop(h, less)
-  local top, n = h[1], #h
-  h[1] = h[n]
-  h[n] = nil
-  n = n - 1
-  local i = 1
+local function sift_down(h, i, n, less)
   while true do
     local l, r, s = 2 * i, 2 * i + 1, i
     if l <= n and less(h[l], h[s]) then s = l end
@@ -35,7 +31,20 @@ function M.pop(h, less)
     h[s], h[i] = h[i], h[s]
     i = s
   end
+end
+
+function M.pop(h, less)
+  local top, n = h[1], #h
+  h[1] = h[n]
+  h[n] = nil
+  sift_down(h, 1, n - 1, less)
   return top
+end
+
+function M.heapify(h, less)
+  local n = #h
+  for i = floor(n / 2), 1, -1 do sift_down(h, i, n, less) end
+  return h
 end
 
 return M
