@@ -254,7 +254,7 @@ class ReachabilitySerializer(serializers.Serializer):
             return "direct"
         if row.src_id == row.dst_id:
             return "loopback" if row.src.version >= SHORTCUT_PROTOCOL else "none"
-        both = relay_capable({row.src_id: row.src.version, row.dst_id: row.dst.version})
+        both = relay_capable({d.id: d.version for d in (row.src, row.dst) if d.relay_up})
         return "relay" if len(both) == 2 else "none"
 
 

@@ -98,6 +98,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
         self.acked = 0  # the last numbered frame processed
         self.last_ack = 0.0
         self.health: dict[str, float] = {}  # load, rtt_ms of the last heartbeat
+        self.relay_up: bool | None = None  # its node relay link, as the last heartbeat said
         self.watchdog: asyncio.Task[None] | None = None
         self.unlisted: Unlisted | None = None  # the hello's verdict, waiting for the replay
         self.said_hello = False
@@ -169,7 +170,7 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
                     await self.unavailable("the hello's verdict", exc)
                     return
         CONTACTS.note(Contact(self.daemon_id, self.channel_name, self.acked,
-                              self.health.get("load"), self.health.get("rtt_ms")))
+                              self.health.get("load"), self.health.get("rtt_ms"), self.relay_up))
         if self.acked and time.monotonic() - self.last_ack >= ACK_EVERY:
             await self.send_ack()
 
@@ -277,6 +278,8 @@ class DaemonConsumer(AsyncJsonWebsocketConsumer):
             value = content.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 self.health[key] = float(value)
+        if isinstance(content.get("relay"), bool):
+            self.relay_up = content["relay"]
         await self.send_ack(echo=content.get("t"))
 
     async def on_availability(self, content: dict[str, Any]) -> None:

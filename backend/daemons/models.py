@@ -39,6 +39,9 @@ class Daemon(models.Model):
     unavailable_reason = models.CharField(max_length=300, blank=True)
     load = models.FloatField(null=True, blank=True)  # 1-min load average, from heartbeats
     rtt_ms = models.FloatField(null=True, blank=True)  # heartbeat → ack round trip
+    # its link to the node relay is up (heartbeat "relay", issue 24): only then are its pairs
+    # that cannot reach each other placed together (daemons.relay)
+    relay_up = models.BooleanField(default=False)
     # The instructor's side:
     drained = models.BooleanField(default=False)  # no new jobs; running ones continue
     revoked_at = models.DateTimeField(null=True, blank=True)  # key refused from then on

@@ -7,8 +7,8 @@ what it signs and hands out, and which daemons may be joined through it.
 - `list`'s "relay" block per daemon: its ticket (the job addresses it hosts, every port of each
   node's range, signed), and the peers it cannot reach (measured none from it to their daemon),
   which its runtime connects to through the relay.
-- placement: a pair measured unreachable may share a job when both daemons speak protocol 3
-  (the relay link) and a relay is configured.
+- placement: a pair measured unreachable may share a job when a relay is configured and both
+  daemons speak protocol 3 and say their link to it is up (heartbeat "relay", Daemon.relay_up).
 The signatures are splayd.relay's (link_token, ticket_mac), written again here because the
 controller does not import the daemon package; a test checks that both agree."""
 from __future__ import annotations
@@ -49,7 +49,8 @@ def welcome_block(daemon: int, version: int) -> dict[str, Any] | None:
 
 
 def relay_capable(versions: dict[int, int]) -> set[int]:
-    """{daemon id: protocol version} -> the daemons whose pairs the relay may carry."""
+    """{daemon id: protocol version} of daemons whose link is up -> those whose pairs the relay
+    may carry."""
     if not enabled():
         return set()
     return {d for d, v in versions.items() if v >= RELAY_PROTOCOL}

@@ -133,6 +133,7 @@ def daemon_hello(*, daemon_id: int, hello: dict[str, Any], channel_name: str, ip
         if len(ports) == 2:
             daemon.port_lo, daemon.port_hi = _int(ports[0]), _int(ports[1])
         daemon.version = _int(hello.get("version"), 0)
+        daemon.relay_up = False  # its relay link comes up after the welcome; heartbeats say so
         daemon.sandbox = str(hello.get("sandbox") or "")[:16]
         probe = hello.get("probe") if isinstance(hello.get("probe"), dict) else {}
         daemon.probe_port = port if 1 <= (port := _int(probe.get("port"))) <= 65535 else 0  # reachability
@@ -188,6 +189,7 @@ class Contact:
     acked: int
     load: float | None = None
     rtt_ms: float | None = None
+    relay_up: bool | None = None
 
 
 def daemons_touch(*, contacts: list[Contact]) -> int:
@@ -208,7 +210,8 @@ def daemons_touch(*, contacts: list[Contact]) -> int:
         heard |= Q(id=c.daemon_id, channel_name=c.channel_name)
     return Daemon.objects.filter(heard).update(
         last_contact=timezone.now(), state=Daemon.State.ONLINE, acked_seq=per_daemon("acked_seq", "acked"),
-        load=per_daemon("load", "load"), rtt_ms=per_daemon("rtt_ms", "rtt_ms"))
+        load=per_daemon("load", "load"), rtt_ms=per_daemon("rtt_ms", "rtt_ms"),
+        relay_up=per_daemon("relay_up", "relay_up"))
 
 
 def daemon_availability_set(*, daemon_id: int, available: bool, reason: str) -> list[int]:
@@ -233,7 +236,7 @@ def daemon_availability_set(*, daemon_id: int, available: bool, reason: str) -> 
 def daemon_disconnect(*, daemon_id: int, channel_name: str, acked: int | None = None,
                       load: float | None = None, rtt_ms: float | None = None) -> None:
     """Instances stay as they are: the daemon may come back (see daemons_mark_unreachable)."""
-    fields: dict[str, Any] = {"state": Daemon.State.OFFLINE, "channel_name": ""}
+    fields: dict[str, Any] = {"state": Daemon.State.OFFLINE, "channel_name": "", "relay_up": False}
     for name, value in (("acked_seq", acked), ("load", load), ("rtt_ms", rtt_ms)):
         if value is not None:
             fields[name] = value

@@ -97,7 +97,7 @@ def _reserve(job: Job) -> Plan | None:
         shortcut = {d.id for d in daemons if d.version >= relay.SHORTCUT_PROTOCOL}
         alone = {a for a, b, _ in failures if a == b and a not in shortcut}
         # two daemons that both keep a link to the node relay reach each other through it
-        relayable = relay.relay_capable({d.id: d.version for d in daemons})
+        relayable = relay.relay_capable({d.id: d.version for d in daemons if d.relay_up})
         failures = [(a, b, why) for a, b, why in failures if a == b or not {a, b} <= relayable]
         if job.nodes > 1 and alone:
             daemons = [d for d in daemons if d.id not in alone]

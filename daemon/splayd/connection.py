@@ -259,7 +259,9 @@ class Connection:
             self.outbox.discard("heartbeat")  # one waiting is enough
             self.outbox.reply({"type": "heartbeat", "running": len(self.jobs.running()),
                                "load": round(os.getloadavg()[0], 2), "t": time.monotonic(),
-                               "rtt_ms": self.rtt_ms})
+                               "rtt_ms": self.rtt_ms,
+                               # the node relay's link: the controller relays only between daemons whose link is up
+                               "relay": self.jobs.relay is not None and self.jobs.relay.up.is_set()})
 
     async def _watch(self, ws: ClientConnection) -> None:
         """Close a link the controller has been silent on for dead_after seconds (it acks

@@ -72,7 +72,11 @@ def test_a_daemon_behind_a_router_is_measured_and_the_dashboard_says_how_it_is_r
     assert rows[(p1, p2)]["udp"] and rows[(n, p1)]["udp"]
 
     # the dashboard's reading: its own nodes talk over loopback, the others through the relay
-    via = {pair: r["via"] for pair, r in rows.items()}
+    # (once the daemons' heartbeats said their relay links are up)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and _pairs(mh_stack, {p1, p2, n}, 9)[(p1, n)]["via"] != "relay":
+        time.sleep(0.3)
+    via = {pair: r["via"] for pair, r in _pairs(mh_stack, {p1, p2, n}, 9).items()}
     assert (via[(n, n)], via[(p1, n)], via[(n, p1)], via[(p1, p2)]) == ("loopback", "relay", "direct", "direct"), via
 
 

@@ -96,9 +96,15 @@ def test_one_job_spans_two_natted_hosts_and_a_public_one_through_the_relay(mh_st
     p, n1, n2 = public.daemon_name, nats[0].daemon_name, nats[1].daemon_name
     status = _pairs(mh_stack, {p, n1, n2}, 9)
     assert (status[(p, n1)], status[(n1, n2)], status[(n1, p)]) == ("none", "none", "direct"), status
-    rows = {(r["src_name"], r["dst_name"]): r for r in
-            mh_stack.api("GET", "/api/daemons/reachability/", token=mh_stack.teacher_token)}
-    assert rows[(p, n1)]["via"] == "relay" and rows[(n1, p)]["via"] == "direct", rows[(p, n1)]  # the dashboard's
+    # the dashboard's reading, once every daemon's heartbeat said its relay link is up
+    deadline, rows = time.monotonic() + 15, {}
+    while time.monotonic() < deadline:
+        rows = {(r["src_name"], r["dst_name"]): r for r in
+                mh_stack.api("GET", "/api/daemons/reachability/", token=mh_stack.teacher_token)}
+        if all(rows[pair]["via"] == "relay" for pair in ((p, n1), (p, n2), (n1, n2), (n2, n1))):
+            break
+        time.sleep(0.3)
+    assert rows[(p, n1)]["via"] == "relay" and rows[(n1, p)]["via"] == "direct", rows[(p, n1)]
 
     code = MESH_APP.replace("RUN", "0").replace("LINGER", "5")
     job = mh_stack.api("POST", "/api/jobs/", {"name": "relay-6", "nodes": 6, "duration": 60, "code": code})
@@ -116,6 +122,11 @@ def test_a_relay_link_cut_for_30_s_fails_calls_as_a_cable_would_and_comes_back(m
     [public] = hosts(1, max_instances=1)
     [nat] = hosts(1, max_instances=1, nat=True)
     _pairs(mh_stack, {public.daemon_name, nat.daemon_name}, 4)
+    deadline = time.monotonic() + 15  # both relay links up (heartbeats), so the pair is placed
+    while time.monotonic() < deadline and not any(
+            r["via"] == "relay" for r in mh_stack.api("GET", "/api/daemons/reachability/", token=mh_stack.teacher_token)
+            if (r["src_name"], r["dst_name"]) == (public.daemon_name, nat.daemon_name)):
+        time.sleep(0.3)
     relay_port = str(mh_stack.cfg.relay_port)
     # rounds every 2-5 s for 65 s: before, during and after the cut
     code = MESH_APP.replace("RUN", "65").replace("LINGER", "10")

@@ -71,6 +71,31 @@ def _none(src, dst) -> None:
                                 address=f"{dst.ip}:40000", measured_at=timezone.now())
 
 
+async def _link_up(s: FakeSplayd, d: Any) -> None:
+    """The daemon's heartbeat says its relay link is up; wait until the controller stored it."""
+    await s.send({"type": "heartbeat", "running": 0, "t": 1.0, "relay": True})
+    await s.expect("ack")
+    for _ in range(100):
+        await db(d.refresh_from_db)()
+        if d.relay_up:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("relay_up never stored")
+
+
+@RELAY
+@pytest.mark.django_db(transaction=True)
+async def test_without_their_links_up_such_daemons_are_kept_apart(student) -> None:
+    (s1, d1), (s2, d2) = await _daemon("nat-1", 3, 20000), await _daemon("nat-2", 3, 21000)
+    await db(_none)(d1, d2)
+    job = await db(job_make)(student, nodes=4)
+    await asyncio.wait_for(in_worker_thread(job_schedule, job.id), 10)
+    await db(job.refresh_from_db)()
+    assert job.state == Job.State.NO_RESOURCES and "nat-1 cannot reach nat-2" in job.reason, job.reason
+    for s in (s1, s2):
+        await s.close()
+
+
 @RELAY
 @pytest.mark.django_db(transaction=True)
 async def test_daemons_that_cannot_reach_each_other_share_a_job_through_the_relay(student) -> None:
@@ -78,6 +103,8 @@ async def test_daemons_that_cannot_reach_each_other_share_a_job_through_the_rela
     (s1, d1), (s2, d2) = await _daemon("nat-1", 3, 20000), await _daemon("nat-2", 3, 21000)
     await db(_none)(d1, d2)
     await db(_none)(d2, d1)
+    await _link_up(s1, d1)
+    await _link_up(s2, d2)
     job = await db(job_make)(student, nodes=4)  # 2 slots each: needs both
     task = in_worker_thread(job_schedule, job.id)
     r1, r2 = await s1.expect("register"), await s2.expect("register")
