@@ -23,10 +23,15 @@ export function SubmitPanel({ courseId, slug, getSource, beforeSubmit }: SubmitP
     create.mutate(source);
   };
 
+  // The file is read from the server after the page opens: until it is, Submit has nothing to
+  // send and would do nothing, so it says so instead of looking ready.
+  const loading = getSource() === null;
+
   return (
     <div className="submit-panel" data-testid="submit-panel">
-      <button type="button" className="primary" data-testid="submit-button" disabled={create.isPending} onClick={() => void submit()}>
-        {create.isPending ? "Submitting…" : "Submit for grading"}
+      <button type="button" className="primary" data-testid="submit-button" disabled={create.isPending || loading}
+        title={loading ? "The file is still loading" : undefined} onClick={() => void submit()}>
+        {create.isPending ? "Submitting…" : loading ? "Loading…" : "Submit for grading"}
       </button>
       {create.isSuccess && (
         <span className="muted" data-testid="submit-result" role="status">

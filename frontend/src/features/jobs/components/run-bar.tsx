@@ -10,6 +10,7 @@ import { NETWORKS } from "../lib/network-presets";
 import { MAX_NODES, keepPopulationBlocked, modeChoice, nodeLimitText } from "../lib/run-mode";
 import { DEFAULT_DURATION, DEFAULT_NODES, runBarStart, type RunBarInitial } from "../lib/run-start";
 import { ChurnFields, useChurnChoice } from "./churn-fields";
+import { RunButton } from "./run-button";
 import { RunModeFields } from "./run-mode-fields";
 
 interface RunBarProps {
@@ -86,6 +87,7 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
   };
 
   const busy = preparing || createJob.isPending;
+  const loading = getCode() === null; // the file is not here yet: nothing to run
   useRunShortcut((m) => { if (!busy) { setMode(m); void submit(null, m); } });
   const churnError = createJob.isError ? churnErrorText(createJob.error) : null;
   return (
@@ -137,9 +139,7 @@ export function RunBar({ getCode, filename, beforeRun, harnessOf, initial }: Run
             onChange={(e) => setWithHarness(e.target.checked)} /> with the grader's harness
         </label>
       )}
-      <button type="submit" className="primary" data-testid="run-button" disabled={busy}>
-        {busy ? "Starting…" : mode === "sim" ? "▶ Simulate" : "▶ Run"}
-      </button>
+      <RunButton busy={busy} loading={loading} mode={mode} />
       {modeError && <span className="error-text" role="alert" data-testid="run-mode-error">{modeError}</span>}
       {fileError && <span className="error-text" role="alert" data-testid="run-network-error">{fileError}</span>}
       {churnError && <span className="error-text" role="alert" data-testid="run-churn-error">{churnError}</span>}
