@@ -67,7 +67,9 @@ def rows_from_file(path: Path) -> list[list[Any]]:
         if bad:
             print(f"{path}:{lineno}: {bad} malformed trace row(s) skipped ({why})", file=sys.stderr)
     if not found:
-        raise TraceError(f"{path}: no trace records (kind \"trace\"): the run had no message trace", status=1)
+        # Say how to get one, as for a job: `run --out` traces only with --trace (live) or --sim.
+        raise TraceError(f"{path}: no trace records (kind \"trace\"): the run had no message trace; "
+                         "run it again with --trace (or --sim, which always traces)", status=1)
     return rows
 
 

@@ -121,7 +121,8 @@ def test_a_run_without_a_trace_says_so_and_bad_usage_exits_2(tmp_path: Path, run
     plain.write_text(json.dumps({"node": 1, "t": 0.1, "kind": "log", "level": "print", "text": "hi"}) + "\n")
     proc = trace(str(plain))
     assert (proc.returncode, proc.stdout) == (1, "")
-    assert proc.stderr == f'splaylab trace: {plain}: no trace records (kind "trace"): the run had no message trace\n'
+    assert proc.stderr == (f'splaylab trace: {plain}: no trace records (kind "trace"): the run had no message trace; '
+                           "run it again with --trace (or --sim, which always traces)\n")
     proc = trace(str(tmp_path / "missing.jsonl"))
     assert proc.returncode == 2 and "cannot read" in proc.stderr and "No such file" in proc.stderr
     proc = trace(str(run_jsonl), "--type", "call,rpc")
