@@ -65,7 +65,7 @@ ffi.cdef [[
 -- -47 %, but 40 % slower). Memory, not time, is what stops large simulations first.
 -- Each step of the incremental collector does 4x the work of the allocation that triggered it
 -- (LuaJIT's default: 2x): a cycle ends sooner, so less garbage piles up while it runs (300-node
--- Chord: peak memory 109 -> 96 MB, CPU within the noise; docs/simulation.md "Speed").
+-- Chord: peak memory -10 %, CPU +4 %, inside the noise; docs/simulation.md "Figures").
 collectgarbage("setpause", 150)
 collectgarbage("setstepmul", 400)
 
