@@ -3,6 +3,7 @@ import { ErrorMessage } from "@/components/ui/error-message";
 import { formatDateTime } from "@/lib/format";
 import type { RegradeRequest } from "@/types/grading";
 import { useAnswerRegrade, useAskRegrade, useRegradeRequests } from "../api/regrade-requests";
+import "./regrade-requests.css";
 
 /** The submission page's regrade requests: its student asks with a message (one open at a time); the course's
  * instructors and TAs answer, and may grade it again. */
