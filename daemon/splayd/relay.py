@@ -27,9 +27,10 @@ Limit: the addresses of a job that ended while its daemon's link was down stay i
 Frames are binary WebSocket messages: type (1 byte), stream id (4 bytes, big endian; chosen
 by the side that opens, so each link numbers its own streams and the relay maps (link, id)
 pairs), payload. Control frames (hello, ticket) are text JSON.
-Datagrams (DGRAM, stream 0): a node's UDP datagram to a peer of its job, from one of its node's
-ports (the sender is named by that job address, so the far node can answer), dropped like UDP
-when a check fails or the far link is down.
+Datagrams (DGRAM, stream 0): a node's UDP datagram to a peer of its job, the sender named by its
+job address (a node's port; or its daemon's address and an ephemeral port, which may then be
+answered through the relay for RETURN_TTL s, as a NAT lets replies in), dropped like UDP when a
+check fails or the far link is down.
 Limits: a link's frames are sent in order, so one slow receiver slows every stream
 of its sender's link (websockets' write buffer is the flow control).
 """
@@ -56,6 +57,8 @@ logger = logging.getLogger("splayd.relay")
 OPEN, OPENED, REFUSED, DATA, CLOSE, DGRAM = 1, 2, 3, 4, 5, 6
 HEADER = struct.Struct("!BI")
 MAX_FRAME = 256 * 1024  # bytes of DATA per frame (links cut larger reads)
+RETURN_TTL = 60.0  # seconds a datagram's ephemeral source port may be answered through the relay
+MAX_RETURNS = 100_000  # return paths kept at most (expired ones are dropped first)
 
 
 def frame(kind: int, stream: int, payload: bytes = b"") -> bytes:
@@ -109,6 +112,9 @@ class Relay:
         self.links: dict[int, Link] = {}  # daemon -> its link (a new one replaces the old)
         # (job, address) -> the daemon hosting it; kept while its link is down (see _open)
         self.owners: dict[tuple[int, str], int] = {}
+        # (job, "ip:port") of a datagram's ephemeral source -> (its daemon, until): answers to it
+        # pass for RETURN_TTL s, as a NAT lets replies in (splay.urpc's client socket)
+        self.returns: dict[tuple[int, str], tuple[int, float]] = {}
         self.bytes_relayed = 0
         self._server: Any = None
 
@@ -210,20 +216,31 @@ class Relay:
         await target.send(frame(OPEN, theirs, json.dumps({"job": job, "dst": dst}).encode()))
 
     async def _datagram(self, link: Link, payload: bytes) -> None:
-        """A datagram "JOB DST SRCPORT\n" + data from a node's port: passed on as "JOB DST SRC\n"
-        + data (SRC: the sender's job address) when both ends are of the job and the far
-        daemon's link is up; otherwise dropped, as UDP is."""
+        """A datagram "JOB DST SRCPORT\n" + data: passed on as "JOB DST SRC\n" + data (SRC: the
+        sender's job address) when this daemon hosts nodes of the job, DST is one of the job's
+        addresses (or a return path) and the far daemon's link is up; otherwise dropped."""
         head, _, data = payload.partition(b"\n")
         try:
             job_text, dst, src_port = head.decode().split()
             job = int(job_text)
         except ValueError:
             return
-        owner = self.owners.get((job, dst))
-        mine = link.jobs.get(job, set())
+        mine = link.jobs.get(job)
+        if not mine:
+            return  # this daemon hosts no node of that job
+        now = time.monotonic()
         src = next((a for a in mine if a.rsplit(":", 1)[1] == src_port), None)
+        if src is None:  # not a node's port: named by its daemon's job address, answers let back
+            src = f"{next(iter(mine)).rsplit(':', 1)[0]}:{src_port}"
+            if len(self.returns) >= MAX_RETURNS:
+                self.returns = {k: v for k, v in self.returns.items() if v[1] > now}
+            if len(self.returns) < MAX_RETURNS:
+                self.returns[(job, src)] = (link.daemon, now + RETURN_TTL)
+        owner = self.owners.get((job, dst))
+        if owner is None and (ret := self.returns.get((job, dst))) is not None and ret[1] > now:
+            owner = ret[0]
         target = self.links.get(owner) if owner is not None else None
-        if src is None or target is None:
+        if target is None:
             return
         self.bytes_relayed += len(data)
         await target.send(frame(DGRAM, 0, f"{job} {dst} {src}\n".encode() + data))

@@ -26,12 +26,13 @@ import asyncio
 import json
 import logging
 import ssl as ssl_module
+import time
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, WebSocketException
 
-from .relay import CLOSE, DATA, DGRAM, MAX_FRAME, OPEN, OPENED, REFUSED, frame, parse
+from .relay import CLOSE, DATA, DGRAM, MAX_FRAME, OPEN, OPENED, REFUSED, RETURN_TTL, frame, parse
 
 logger = logging.getLogger("splayd.relay_link")
 
@@ -66,6 +67,15 @@ class _UdpDoor(asyncio.DatagramProtocol):
         head, sep, body = data.partition(b"\n")
         if not sep or len(head) > DOOR_LINE_MAX or addr[0] != "127.0.0.1":
             return
+        try:
+            job = int(head.split(b" ", 1)[0])
+        except ValueError:
+            return
+        # its answers may come back to this port for a while, though it is no node's
+        returns, now = self.link.returns, time.monotonic()
+        if len(returns) > 10_000:
+            self.link.returns = returns = {k: t for k, t in returns.items() if t > now}
+        returns[(job, addr[1])] = now + RETURN_TTL
         asyncio.create_task(self.link._send(frame(DGRAM, 0, head + f" {addr[1]}\n".encode() + body)))
 
 
@@ -75,6 +85,7 @@ class RelayLink:
         self.url, self.daemon, self.expires, self.token, self.ssl = url, daemon, expires, token, ssl
         self.port = 0
         self.udp_port = 0
+        self.returns: dict[tuple[int, int], float] = {}  # (job, local port that sent) -> until
         self._udp: asyncio.DatagramTransport | None = None
         self.tickets: dict[int, dict[str, Any]] = {}
         self.streams: dict[int, Stream] = {}
@@ -186,9 +197,14 @@ class RelayLink:
         if kind == DGRAM:
             head, _, data = payload.partition(b"\n")
             try:
-                _, dst, src = head.decode().split()
-                port = int(dst.rsplit(":", 1)[1])
+                job_text, dst, src = head.decode().split()
+                job, port = int(job_text), int(dst.rsplit(":", 1)[1])
             except ValueError:
+                return
+            # only to a port of this daemon's nodes of that job, or one that sent through the door
+            ticket = self.tickets.get(job, {}).get("addrs") or []
+            if not any(a.rsplit(":", 1)[1] == str(port) for a in ticket) and \
+                    self.returns.get((job, port), 0.0) < time.monotonic():
                 return
             if self._udp is not None:
                 self._udp.sendto(src.encode() + b"\n" + data, ("127.0.0.1", port))
@@ -202,8 +218,13 @@ class RelayLink:
             s.writer.write(answer.encode() + b"\n")
             s.answer.set_result(answer)
         elif kind == DATA:
-            s.writer.write(payload)
-            await s.writer.drain()
+            try:
+                s.writer.write(payload)
+                await s.writer.drain()
+            except ConnectionError:  # the node reset its socket (splay.rpc closes with RST): this
+                self.streams.pop(stream, None)  # stream ends, never the link
+                s.abort()
+                await self._send(frame(CLOSE, stream, b"reset"))
         elif kind == CLOSE:
             self.streams.pop(stream, None)
             if s.answer is not None and not s.answer.done():

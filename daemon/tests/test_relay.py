@@ -225,6 +225,23 @@ async def test_datagrams_between_node_ports_cross_the_relay_named_by_job_address
     await loop.sock_sendto(nb, f"{job} {A_IP}:{pa}\n".encode() + b"back", ("127.0.0.1", b.udp_port))
     data, _ = await asyncio.wait_for(loop.sock_recvfrom(na, 2048), 5)
     assert data == f"{B_IP}:{pb}\n".encode() + b"back"
+    # from a port that is no node's (an ephemeral client socket): named by the daemon's job
+    # address and that port, and its answer comes back through the relay
+    eph = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    eph.bind(("127.0.0.1", 0))
+    eph.setblocking(False)
+    pe = eph.getsockname()[1]
+    await loop.sock_sendto(eph, f"{job} {B_IP}:{pb}\n".encode() + b"ask", ("127.0.0.1", a.udp_port))
+    data, _ = await asyncio.wait_for(loop.sock_recvfrom(nb, 2048), 5)
+    assert data == f"{A_IP}:{pe}\n".encode() + b"ask"
+    await loop.sock_sendto(nb, f"{job} {A_IP}:{pe}\n".encode() + b"answer", ("127.0.0.1", b.udp_port))
+    data, _ = await asyncio.wait_for(loop.sock_recvfrom(eph, 2048), 5)
+    assert data == f"{B_IP}:{pb}\n".encode() + b"answer"
+    eph.close()
+    # ...but no other port of that daemon is reachable that way
+    await loop.sock_sendto(nb, f"{job} {A_IP}:{pe + 1}\n".encode() + b"probe", ("127.0.0.1", b.udp_port))
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(loop.sock_recvfrom(na, 2048), 0.5)
     # to an address outside the job, or of another job: dropped, as UDP drops
     for line in (f"{job} {B_IP}:{pb + 1}", f"{JOB} {B_IP}:{pb}"):
         await loop.sock_sendto(na, f"{line}\n".encode() + b"lost", ("127.0.0.1", a.udp_port))
@@ -271,3 +288,30 @@ async def test_over_tls_a_link_that_trusts_the_relays_certificate_carries_stream
             await link.stop()
         server.close()
         await relay.stop()
+
+
+async def test_a_node_that_resets_its_stream_ends_that_stream_only(two) -> None:
+    import socket
+    import struct
+
+    async def reset_at_once(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1)  # then close with RST (SO_LINGER 0), as splay.rpc closes its sockets
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.transport.abort()
+    _, a, b, _ = two
+    resets = await asyncio.start_server(reset_at_once, "127.0.0.1", 0)
+    rport = resets.sockets[0].getsockname()[1]
+    give_ticket(b, [f"{B_IP}:{rport}"])
+    await asyncio.sleep(0.1)
+    answer, reader, writer = await door(a, f"{B_IP}:{rport}")
+    assert answer == "ok"
+    for _ in range(20):  # bytes toward the reset socket: the far daemon's write fails
+        try:
+            writer.write(b"x" * 65536)
+            await writer.drain()
+        except ConnectionError:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)
+    assert b.up.is_set() and b.connects == 1 and a.connects == 1  # the links stayed up
+    resets.close()

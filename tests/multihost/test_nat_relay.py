@@ -2,7 +2,7 @@
 two behind routers of their own (NatHost: masquerading, no port forwarding). Nobody reaches a
 NATed host, and the NATed hosts do not reach each other; all three keep a link to the stack's
 relay (splayd.relay, part "relay"), so one job spans them: every node calls every other (TCP rpc)
-and pings it (UDP), direct where the probes said so (NATed -> public), relayed otherwise. Then a NATed host's relay link is
+and over UDP (splay.urpc), direct where the probes said so (NATed -> public), relayed otherwise. Then a NATed host's relay link is
 cut for 30 s mid-job (its router drops the relay's packets): calls through it fail as over a cut
 cable (time out), the link comes back by itself and the calls succeed again."""
 from __future__ import annotations
@@ -16,35 +16,17 @@ from multihost_helpers import BRIDGE_IP
 
 pytestmark = pytest.mark.stack
 
-# Every node serves rpc and a UDP echo, pings every other node over UDP (a line each), then calls
-# every other node in rounds for RUN s (at least one round; the first retries while peers start),
-# each call's outcome a line, then serves LINGER s more.
+# Every node serves rpc (and, with UDP_PHASE, splay.urpc: calls every other node over UDP, a line
+# each), then calls every other node over TCP in rounds for RUN s (at least one round; the first retries while peers
+# start), each call's outcome a line, then serves LINGER s more.
 MESH_APP = """
 require "splay.base"
 local rpc = require "splay.rpc"
 function hello() return job.position end
 rpc.server(job.me.port)
-local u = socket.udp()  -- a UDP echo on the node's port: "ping" -> "pong"
-assert(u:setsockname("*", job.me.port))
-local pongs = {}
 events.run(function()
-  events.thread(function()
-    while true do
-      local data, ip, port = u:receivefrom()
-      if data == "ping" then u:sendto("pong", ip, port) elseif data == "pong" then pongs[ip .. ":" .. port] = true end
-    end
-  end)
   events.sleep(1)
-  for i, n in ipairs(job.nodes) do
-    if i ~= job.position then
-      for _ = 1, 20 do
-        if pongs[n.ip .. ":" .. n.port] then break end
-        u:sendto("ping", n.ip, n.port)
-        events.sleep(0.3)
-      end
-      print(string.format("udp %s %d", pongs[n.ip .. ":" .. n.port] and "reply" or "fail", i))
-    end
-  end
+  UDP_PHASE
   local t0, round = socket.gettime(), 0
   repeat
     round = round + 1
@@ -64,6 +46,23 @@ events.run(function()
   events.sleep(LINGER)
   events.exit()
 end)
+"""
+# the UDP calls (splay.urpc; its client socket is on no node port), for the mesh test
+UDP_PHASE = """
+  local urpc = require "splay.urpc"
+  urpc.server(job.me.port)
+  events.sleep(1)
+  for i, n in ipairs(job.nodes) do
+    if i ~= job.position then
+      local pos
+      for _ = 1, 10 do
+        pos = urpc.call(n, {"hello"}, 2)
+        if pos then break end
+        events.sleep(0.3)
+      end
+      print(string.format("udp %s %d", pos and "reply" or "fail", i))
+    end
+  end
 """
 LINE = re.compile(r"^round (\d+) (reply|fail) (\d+) ?(.*)$")
 
@@ -106,7 +105,7 @@ def test_one_job_spans_two_natted_hosts_and_a_public_one_through_the_relay(mh_st
         time.sleep(0.3)
     assert rows[(p, n1)]["via"] == "relay" and rows[(n1, p)]["via"] == "direct", rows[(p, n1)]
 
-    code = MESH_APP.replace("RUN", "0").replace("LINGER", "5")
+    code = MESH_APP.replace("RUN", "0").replace("LINGER", "5").replace("UDP_PHASE", UDP_PHASE)
     job = mh_stack.api("POST", "/api/jobs/", {"name": "relay-6", "nodes": 6, "duration": 60, "code": code})
     job = mh_stack.wait_job(job["id"], {"ENDED", "FAILED", "KILLED", "NO_RESOURCES"}, timeout=90)
     assert job["state"] == "ENDED", job
@@ -129,10 +128,12 @@ def test_a_relay_link_cut_for_30_s_fails_calls_as_a_cable_would_and_comes_back(m
         time.sleep(0.3)
     relay_port = str(mh_stack.cfg.relay_port)
     # rounds every 2-5 s for 65 s: before, during and after the cut
-    code = MESH_APP.replace("RUN", "65").replace("LINGER", "10")
+    code = MESH_APP.replace("RUN", "65").replace("LINGER", "20").replace("UDP_PHASE", "")
     job = mh_stack.api("POST", "/api/jobs/", {"name": "relay-cut", "nodes": 2, "duration": 120, "code": code})
     mh_stack.wait_job(job["id"], {"RUNNING"}, timeout=60)
-    time.sleep(8)
+    deadline = time.monotonic() + 40  # the rounds are under way (past the first, which retries)
+    while time.monotonic() < deadline and len(_outcomes(mh_stack, job["id"])) < 3:
+        time.sleep(0.5)
     cut = [["-p", "tcp", "-d", BRIDGE_IP, "--dport", relay_port], ["-p", "tcp", "-s", BRIDGE_IP, "--sport", relay_port]]
     for rule in cut:  # the router drops the relay link's packets both ways: a cut cable for it
         nat.router_exec("iptables", "-I", "FORWARD", *rule, "-j", "DROP")

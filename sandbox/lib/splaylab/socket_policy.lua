@@ -55,8 +55,9 @@ Node relay (issue 24; opts.relay = job.json "relay" {port, peers}, opts.job_id):
   connect to one goes to the daemon's door 127.0.0.1:relay.port (splaylab.socket_relay), after
   the same rules as above; a datagram to one goes to its UDP door (relay.udp_port) as
   "JOB IP:PORT\n" + data, and one from that door arrives as "IP:PORT\n" + data (the sender's
-  job address; splaylab.socket_udp unwraps both). Only datagrams sent from a node's port cross
-  (the relay names the sender by it).
+  job address; splaylab.socket_udp unwraps both). A sender that came through the door joins
+  the relayed set, so an answer to it (an ephemeral port: splay.urpc's client socket) goes
+  back the same way; the relay lets such answers through for 60 s, as a NAT would.
 Warnings are records "[splay.socket] ..."; a refused destination (or budget, or the socket
 limit) is warned about once per init, a refused bind every time.
 Limits: IPv4 only; names are resolved (platform.toip) before the check, never restricted.

@@ -150,6 +150,8 @@ function M.build(ctx)
           -- through the relay: "IP:PORT\n" + data, the sender's job address first
           local ip, port, body = data:match("^([^\n:]+):(%d+)\n(.*)$")
           if not ip then data = nil; a = "timeout" else data, a, b = body, ip, tonumber(port) end
+          -- its answer goes back the same way (an ephemeral port of a node behind another router)
+          if data then policy.settings.relayed[a .. ":" .. b] = true end
           if data and size and #data > size then data = data:sub(1, size) end
         end
       else
