@@ -28,6 +28,8 @@ from daemons import relay
 from daemons.reachability import unreachable_pairs
 from lib.descriptor import Descriptor
 from lib.lua_syntax import LuaCheckUnavailable, lua_syntax_check
+from lib.network import SANDBOX_DIR  # noqa: F401  (puts sandbox/ on the path)
+from node_address import node_ip  # noqa: E402  (sandbox/node_address.py: docs/splay-compat.md)
 
 from .churn import network_overlay as churn_network_overlay
 from .churn import plan_load as churn_plan_load
@@ -276,7 +278,10 @@ def job_schedule_run(job_id: int) -> None:
 
     # 5. LIST (the whole node list, node k = nodes[k]) then START on each kept daemon.
     ips = dict(Daemon.objects.filter(id__in=reserved.slots).values_list("id", "ip"))
-    node_list = [{"ip": ips[i.daemon_id] or "127.0.0.1", "port": i.port} for i in instances]
+    for i in instances:  # each node's own address: on a loopback daemon, a loopback address of its own
+        i.ip = node_ip(ips[i.daemon_id] or "127.0.0.1", i.port)
+    JobInstance.objects.bulk_update(instances, ["ip"])
+    node_list = [{"ip": i.ip, "port": i.port} for i in instances]
     used = sorted({i.daemon_id for i in instances})
     descriptor = Descriptor(values=dict(job.descriptor or {}))
     shares = _log_shares(instances, used, reserved)  # one output budget for the whole job

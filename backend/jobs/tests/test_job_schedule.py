@@ -70,7 +70,8 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
     free = await s2.expect("free")
     assert (free["job"], free["ports"]) == (job.id, [22001])  # the 5th slot is not needed
     l1, l2 = await s1.expect("list"), await s2.expect("list")
-    everyone = [{"ip": "127.0.0.1", "port": p} for p in (21000, 21001, 21002, 22000)]
+    # each node's own loopback address (sandbox/node_address.py: both daemons are on 127.0.0.1)
+    everyone = [{"ip": f"127.1.{p // 256}.{p % 256}", "port": p} for p in (21000, 21001, 21002, 22000)]
     assert l1["nodes"] == l2["nodes"] == everyone
     assert l1["instances"] == [{"node": 1, "port": 21000}, {"node": 2, "port": 21001},
                                {"node": 3, "port": 21002}]
@@ -99,6 +100,9 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
     assert await db(_instances)(job) == [
         (1, "lab-1", 21000, "RUNNING"), (2, "lab-1", 21001, "RUNNING"),
         (3, "lab-1", 21002, "RUNNING"), (4, "lab-2", 22000, "RUNNING")]
+    # the job's page shows each node's address, as the node list gave it
+    ips = await db(lambda: list(job.instances.order_by("node").values_list("ip", flat=True)))()
+    assert ips == [n["ip"] for n in everyone]
     assert await s1.ws.receive_nothing(0.2) and await s2.ws.receive_nothing(0.2)
     await s1.close()
     await s2.close()
