@@ -95,7 +95,7 @@ def exit_outcome(
     if first_error and "not enough memory" in first_error and returncode in (1, 3, 4):
         return "FAILED", memory
     if returncode == 0:
-        return "ENDED", "exited normally"
+        return "ENDED", "ended normally"
     if returncode == 1:
         return "FAILED", f"runtime error{detail}"
     if returncode == 2:

@@ -59,7 +59,7 @@ async def test_a_docker_daemon_runs_a_job_of_3_instances_end_to_end(
         ports = await controller.deploy(5, code, nodes=3)
         for k in (1, 2, 3):
             final = await controller.wait_final(5, k, timeout=15)
-            assert (final["state"], final["reason"], final["exit_code"]) == ("ENDED", "exited normally", 0)
+            assert (final["state"], final["reason"], final["exit_code"]) == ("ENDED", "ended normally", 0)
             texts = [ln["text"] for ln in controller.lines(5, k)]
             assert texts == [f"{k}\t{ports[k - 1]}\t3", "x\t3"]
         await controller.wait_until(lambda: not (tmp_path / "work" / "job-5").exists())

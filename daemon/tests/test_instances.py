@@ -49,7 +49,7 @@ async def run_node(
 
 async def test_normal_exit_reports_running_then_ended_with_the_records(tmp_path: Path) -> None:
     inst, lines, states = await run_node(tmp_path, 'print("hello", job.position)\nlog.warn("careful")')
-    assert [(s["state"], s["reason"]) for s in states] == [("RUNNING", "started"), ("ENDED", "exited normally")]
+    assert [(s["state"], s["reason"]) for s in states] == [("RUNNING", "started"), ("ENDED", "ended normally")]
     assert states[-1]["exit_code"] == 0
     assert [(ln["level"], ln["text"]) for ln in lines] == [("print", "hello\t1"), ("warning", "careful")]
 

@@ -101,7 +101,7 @@ async def test_a_job_runs_on_all_its_nodes_and_its_files_are_cleaned_up(
         ports = await controller.deploy(5, code, nodes=3)
         for k in (1, 2, 3):
             final = await controller.wait_final(5, k)
-            assert (final["state"], final["reason"], final["exit_code"]) == ("ENDED", "exited normally", 0)
+            assert (final["state"], final["reason"], final["exit_code"]) == ("ENDED", "ended normally", 0)
             # every line of an instance arrives before its end state
             texts = [ln["text"] for ln in controller.lines(5, k)]
             assert texts == [f"{k}\t{ports[k - 1]}\t3", "x\t3"]  # state is per node

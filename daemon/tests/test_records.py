@@ -61,7 +61,7 @@ class TestLineSplitter:
 
 class TestExitOutcome:
     def test_exit_codes_of_the_contract(self) -> None:
-        assert exit_outcome(0, LIMITS, None, 1) == ("ENDED", "exited normally")
+        assert exit_outcome(0, LIMITS, None, 1) == ("ENDED", "ended normally")
         assert exit_outcome(1, LIMITS, "app.lua:3: boom", 1) == ("FAILED", "runtime error: app.lua:3: boom")
         assert exit_outcome(2, LIMITS, "app.lua:1: unexpected symbol near '='", 1) == (
             "FAILED",

@@ -82,7 +82,7 @@ def test_a_link_cut_for_60_s_loses_no_log_line_and_no_instance(mh_stack, hosts) 
     instances = job["instances"]
     assert len(instances) == NODES
     assert {i["state"] for i in instances} == {"ENDED"}, instances      # none LOST
-    assert all(i["exit_reason"] == "exited normally" for i in instances), instances
+    assert all(i["exit_reason"] == "ended normally" for i in instances), instances
 
     by_node: dict[int, list[dict]] = defaultdict(list)
     for ln in logs:

@@ -164,7 +164,7 @@ async def test_host_files_cannot_be_loaded_by_path(daemon: HostDaemon, path: str
     out = await daemon.run_one(f'print(loadfile("{path}"))\nprint(pcall(dofile, "{path}"))\n')
     refused = f"loadfile: only relative paths inside the node's directory: {path}"
     assert out.lines == [("print", f"nil\t{refused}"), ("print", f"false\t{refused}")]
-    assert (out.state, out.reason) == ("ENDED", "exited normally")
+    assert (out.state, out.reason) == ("ENDED", "ended normally")
 
 
 async def test_escaped_program_sees_no_host_file(isolated: HostDaemon) -> None:
@@ -296,7 +296,7 @@ async def test_a_hostile_job_does_not_disturb_another(tmp_path: Path, backend: s
     calm = d.run("for i = 1, 5 do print(i) events.sleep(0.2) end", job=2, nodes=2)
     bad, good = await asyncio.gather(hostile, calm)
     assert [(o.state, o.reason) for o in bad] == [CPU[:2]] * 2
-    assert [(o.state, o.reason) for o in good] == [("ENDED", "exited normally")] * 2
+    assert [(o.state, o.reason) for o in good] == [("ENDED", "ended normally")] * 2
     assert [o.texts for o in good] == [["1", "2", "3", "4", "5"]] * 2
     assert all(re.fullmatch(r"log rate limit: \d+ lines dropped", t) for o in bad for lv, t in o.lines if lv == "warning")
 

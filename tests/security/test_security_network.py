@@ -35,7 +35,7 @@ from splayd.docker_backend import DockerJobSandbox
 from splayd.isolation import Isolation
 
 PORTS = (27600, 27699)  # apart from test_security_daemon.py's 27400-27499
-OK = ("ENDED", "exited normally", 0)
+OK = ("ENDED", "ended normally", 0)
 DENIED = "denied: not a node of this job"
 
 

@@ -222,12 +222,12 @@ async def test_unlisted_instances_are_judged_after_the_journal_replay(student) -
     assert states == ["RUNNING"] * 3  # nothing judged before the replay
     await splayd.send({"type": "log", "job": job.id, "o": 1, "lines": [_line(1, "last words")]})
     await splayd.send({"type": "instance", "job": job.id, "node": 1, "o": 2, "state": "ENDED",
-                       "exit_code": 0, "reason": "exited normally"})
+                       "exit_code": 0, "reason": "ended normally"})
     await splayd.send({"type": "log", "job": job.id, "o": 3, "lines": [_line(1, "node 3 goes on", node=3)]})
     assert await _acked(splayd) == 3
     for inst in (n1, n2, n3):
         await db(inst.refresh_from_db)()
-    assert (n1.state, n1.exit_reason) == ("ENDED", "exited normally")
+    assert (n1.state, n1.exit_reason) == ("ENDED", "ended normally")
     assert (n2.state, n2.exit_reason) == ("LOST", "daemon lab-1 no longer runs it after reconnecting")
     assert n3.state == "RUNNING"
     await splayd.close()

@@ -93,7 +93,7 @@ def test_job_whose_instances_were_all_lost_fails_saying_so() -> None:
     assert (outcome.state, outcome.reason) == ("FAILED", "all 2 instances lost; node 1: daemon lab-2 unseen")
     mixed = [JobInstance(node=1, state=JobInstance.State.FAILED, exit_reason="app.lua:3: boom"),
              JobInstance(node=2, state=JobInstance.State.LOST, exit_reason="daemon lab-2 unseen"),
-             JobInstance(node=3, state=JobInstance.State.ENDED, exit_reason="exited normally")]
+             JobInstance(node=3, state=JobInstance.State.ENDED, exit_reason="ended normally")]
     outcome = job_outcome(mixed, "app.lua")
     assert outcome.reason == "ended; 2 of 3 instances failed or lost: node 1: app.lua:3: boom"
     assert outcome.error_line == 3
@@ -112,7 +112,7 @@ def test_a_lost_instance_whose_daemon_reports_its_end_late_takes_that_end_and_th
     ended_at = job.ended_at
     assert not _report(job, daemon_make("lab-9")[0], 1, S.ENDED)  # only its own daemon may
     for node in (1, 2):
-        assert _report(job, daemon, node, S.ENDED, "exited normally")
+        assert _report(job, daemon, node, S.ENDED, "ended normally")
     job.refresh_from_db()
     assert (job.state, job.reason) == (Job.State.ENDED, "ended; 1 of 3 instances lost: node 3: "
                                                         "daemon lab-1 unseen for more than 120 s")
