@@ -36,6 +36,10 @@ class StackConfig:
     port: int = 8000
     daemons: int = 2
     daemon_max_instances: int = 100
+    # The local daemons share this machine with the controller: their nodes run at this
+    # niceness so pages, the API and PostgreSQL keep answering while students' code computes
+    # (docs/decisions.md, "Web tier"). Daemons on other machines keep their own config's.
+    daemon_nice: int = 10
     ports: services.ServicePorts = field(default_factory=services.ServicePorts)
     # TLS (docs/architecture.md, "Sessions"): web serves https/wss with this certificate and
     # key; the local daemons verify it against tls_ca (default: the certificate, self-signed).
@@ -105,7 +109,7 @@ def prepare(cfg: StackConfig, env: dict[str, str]) -> list[Path]:
         conf = cfg.var / "daemons" / f"lab-{i}.toml"
         lo = 20000 + 1000 * i
         manage(cfg, env, "daemon_create", f"lab-{i}", "--max-instances", str(cfg.daemon_max_instances),
-               "--ports", f"{lo}-{lo + 999}", "--controller", cfg.daemon_url,
+               "--nice", str(cfg.daemon_nice), "--ports", f"{lo}-{lo + 999}", "--controller", cfg.daemon_url,
                "--write-config", str(conf), *(["--ca-file", cfg.tls_ca or cfg.tls_cert] if cfg.tls_cert else []))
         configs.append(conf)
     token = manage(cfg, env, "user_token", DEMO_ACCOUNTS[0][0], capture=True).splitlines()[-1]

@@ -44,3 +44,13 @@ def test_prints_the_config_without_write_config(db) -> None:
 def test_rejects_more_instances_than_ports(db) -> None:
     with pytest.raises(CommandError, match="need 20 ports"):
         call_command("daemon_create", "lab-3", "--ports", "30000-30009", "--max-instances", "20")
+
+
+def test_nice_is_written_for_the_instances_and_checked(db, tmp_path) -> None:
+    """The stack's local daemons run their nodes at niceness 10 (cli/stack.py: the controller
+    shares their machine); a daemon created without it keeps splayd's default (0)."""
+    path = tmp_path / "lab-1.toml"
+    call_command("daemon_create", "lab-1", "--nice", "10", "--write-config", str(path), stdout=StringIO())
+    assert tomllib.loads(path.read_text())["nice"] == 10
+    with pytest.raises(CommandError, match="--nice must be from 0 to 19, not 20"):
+        call_command("daemon_create", "lab-1", "--nice", "20", "--write-config", str(path), stdout=StringIO())

@@ -19,7 +19,7 @@ def _ports(value: str) -> tuple[int, int]:
 
 
 def config_toml(*, name: str, controller: str, key: str, max_instances: int, ports: tuple[int, int],
-                work_dir: str, ca_file: str = "") -> str:
+                work_dir: str, ca_file: str = "", nice: int = 0) -> str:
     s = json.dumps  # a JSON string is a valid TOML basic string
     return (
         "# splayd configuration written by `manage.py daemon_create`; keep the key secret.\n"
@@ -33,6 +33,7 @@ def config_toml(*, name: str, controller: str, key: str, max_instances: int, por
         f"max_cpu_seconds = {settings.SPLAYLAB_MAX_CPU_SECONDS}\n"
         f"work_dir = {s(work_dir)}\n"
         + (f"ca_file = {s(ca_file)}\n" if ca_file else "")
+        + (f"nice = {nice}\n" if nice else "")
     )
 
 
@@ -42,6 +43,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("name")
         parser.add_argument("--max-instances", type=int, default=100)
+        parser.add_argument("--nice", type=int, default=0, help="the instances' niceness (0-19: splayd's `nice`)")
         parser.add_argument("--ports", default="20000-20999", help="LO-HI")
         parser.add_argument("--controller", default="ws://127.0.0.1:8000/ws/daemon/")
         parser.add_argument("--write-config", metavar="PATH",
@@ -57,6 +59,9 @@ class Command(BaseCommand):
         if max_instances < 1:
             raise CommandError("--max-instances must be at least 1")
         lo, hi = _ports(str(opts["ports"]))
+        nice = int(opts["nice"])  # type: ignore[call-overload]
+        if not 0 <= nice <= 19:
+            raise CommandError(f"--nice must be from 0 to 19, not {nice}")
         if hi - lo + 1 < max_instances:
             raise CommandError(f"{max_instances} instances need {max_instances} ports; "
                                f"{lo}-{hi} has {hi - lo + 1}")
@@ -66,7 +71,8 @@ class Command(BaseCommand):
                                              port_lo=lo, port_hi=hi)
         text = config_toml(name=name, controller=str(opts["controller"]), key=key,
                            max_instances=max_instances, ports=(lo, hi), work_dir=work_dir,
-                           ca_file=str(Path(str(opts["ca_file"])).resolve()) if opts["ca_file"] else "")
+                           ca_file=str(Path(str(opts["ca_file"])).resolve()) if opts["ca_file"] else "",
+                           nice=nice)
         if path is None:
             self.stdout.write(text, ending="")
             return
