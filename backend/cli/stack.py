@@ -298,6 +298,15 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _running_url(cfg: StackConfig) -> str:
+    """The address the running stack serves: `up` writes it to var/cli.json (it may have been
+    started with another SPLAYLAB_PORT than this shell's), else this configuration's."""
+    try:
+        return str(json.loads((cfg.var / "cli.json").read_text())["server"]).rstrip("/")
+    except (OSError, ValueError, KeyError, TypeError):
+        return cfg.url
+
+
 def status(cfg: StackConfig) -> int:
     """Print which parts are up; exit 0 only if all are."""
     rows: list[tuple[str, bool, str]] = []
@@ -307,6 +316,7 @@ def status(cfg: StackConfig) -> int:
             rows.append((name, True, f"external ({external.split('@')[-1]})"))
         else:
             rows.append((name, services._port_open(port), f"127.0.0.1:{port}"))
+    url = _running_url(cfg)
     pids = sorted((cfg.var / "run").glob("*.pid")) if (cfg.var / "run").exists() else []
     parts = {p.stem: int(p.read_text() or 0) for p in pids if p.stem != "up"}
     for name in ["web", "worker", "sim", "beat", "relay"] + sorted(n for n in parts if n.startswith("lab-")):
@@ -315,10 +325,10 @@ def status(cfg: StackConfig) -> int:
         detail = f"pid {pid}" if up_ else "not running"
         if name == "web" and up_:
             try:
-                wait_http(cfg.url + "/api/auth/me/", 2, cfg.tls_ca or cfg.tls_cert or None)
-                detail += f", answering at {cfg.url}/"
+                wait_http(url + "/api/auth/me/", 2, cfg.tls_ca or cfg.tls_cert or None)
+                detail += f", answering at {url}/"
             except RuntimeError:
-                up_, detail = False, f"pid {pid}, not answering at {cfg.url}/"
+                up_, detail = False, f"pid {pid}, not answering at {url}/"
         rows.append((name, up_, detail))
     for name, ok, detail in rows:
         print(f"{'up  ' if ok else 'DOWN'}  {name:<9} {detail}")
