@@ -10,8 +10,8 @@ export interface LmsContext {
   roster_error: string;
 }
 
-export interface LmsPlatform {
-  id: number;
+/** What an instructor registers (the course page's LMS form). */
+export interface LmsPlatformInput {
   name: string;
   issuer: string;
   client_id: string;
@@ -19,6 +19,11 @@ export interface LmsPlatform {
   auth_login_url: string;
   auth_token_url: string;
   key_set_url: string;
+}
+
+/** A registration as the API lists it: what was registered, and the LMS courses bound to it. */
+export interface LmsPlatform extends LmsPlatformInput {
+  id: number;
   created_at: string;
   contexts: LmsContext[];
 }
@@ -39,15 +44,6 @@ export interface LmsPlatforms {
   platforms: LmsPlatform[];
 }
 
-export interface LmsPlatformInput {
-  name: string;
-  issuer: string;
-  client_id: string;
-  deployment_ids: string[];
-  auth_login_url: string;
-  auth_token_url: string;
-  key_set_url: string;
-}
 
 /** Deployment ids as an instructor pastes them: one per line or comma-separated, blanks dropped, no repeats. */
 export function parseDeploymentIds(text: string): string[] {
