@@ -1,3 +1,8 @@
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
 from django.utils import timezone
 
 from daemons.models import Daemon
@@ -16,3 +21,18 @@ def daemon_make(name: str = "lab-1", *, state: str = Daemon.State.ONLINE, max_in
         setattr(daemon, field, value)
     daemon.save()
     return daemon, key
+
+
+SPLAYD_DIR = Path(__file__).resolve().parents[3] / "daemon" / "splayd"
+
+
+def splayd_module(name: str) -> ModuleType:
+    """daemon/splayd/NAME.py loaded from its file: the controller does not import the daemon
+    package, but its tests drive the daemon's own code (reach.py, relay.py: standard library and
+    websockets only) to check that both sides agree."""
+    spec = importlib.util.spec_from_file_location(f"splayd_{name}_under_test", SPLAYD_DIR / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -6,10 +6,7 @@ two daemons with real listeners, one advertising a port where nothing listens.""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import socket
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,20 +16,9 @@ from daemons import reachability as reach_service
 from daemons import tasks
 from daemons.models import Daemon, Reachability
 from daemons.reachability import Target, probe_plan, reachability_store
-from daemons.tests.factories import daemon_make
+from daemons.tests.factories import daemon_make, splayd_module
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.tests.factories import in_worker_thread
-
-REACH_FILE = Path(__file__).resolve().parents[3] / "daemon" / "splayd" / "reach.py"
-
-
-def splayd_reach() -> Any:
-    spec = importlib.util.spec_from_file_location("splayd_reach_under_test", REACH_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(autouse=True)
@@ -114,7 +100,7 @@ async def test_daemons_probe_each_other_through_the_controller(monkeypatch: pyte
     queued: list[dict[str, Any]] = []
     monkeypatch.setattr(tasks.reachability_probe_task, "apply_async",
                         lambda kwargs, countdown: queued.append(kwargs))
-    reach = splayd_reach()
+    reach = splayd_module("reach")
     listeners = [reach.ProbeListener("lab-a", host="127.0.0.1"), reach.ProbeListener("lab-b", host="127.0.0.1")]
     for listener in listeners:
         await listener.start()

@@ -6,9 +6,6 @@ file), the one the relay process runs."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,24 +14,14 @@ from django.test import override_settings
 from django.utils import timezone
 
 from daemons.models import Reachability
-from daemons.tests.factories import daemon_make
+from daemons.tests.factories import daemon_make, splayd_module
 from daemons.tests.wsdaemon import FakeSplayd
 from jobs.models import Job
 from jobs.tasks import job_schedule
 from jobs.tests.factories import in_worker_thread, job_make
 
-RELAY_FILE = Path(__file__).resolve().parents[3] / "daemon" / "splayd" / "relay.py"
 SECRET = "relay-test-secret"
 RELAY = override_settings(SPLAYLAB_RELAY_URL="ws://10.77.0.1:9770/", SPLAYLAB_RELAY_SECRET=SECRET)
-
-
-def splayd_relay() -> Any:
-    spec = importlib.util.spec_from_file_location("splayd_relay_under_test", RELAY_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 async def _daemon(name: str, version: int, base: int) -> tuple[FakeSplayd, Any]:
@@ -48,7 +35,7 @@ async def _daemon(name: str, version: int, base: int) -> tuple[FakeSplayd, Any]:
 @RELAY
 @pytest.mark.django_db(transaction=True)
 async def test_a_relay_capable_daemon_is_welcomed_with_a_link_token_the_relay_accepts() -> None:
-    relay = splayd_relay()
+    relay = splayd_module("relay")
     s3, d3 = await _daemon("lab-3", 3, 20000)
     s2, _ = await _daemon("lab-2", 2, 21000)
     block = s3.welcome["relay"]
@@ -99,7 +86,7 @@ async def test_without_their_links_up_such_daemons_are_kept_apart(student) -> No
 @RELAY
 @pytest.mark.django_db(transaction=True)
 async def test_daemons_that_cannot_reach_each_other_share_a_job_through_the_relay(student) -> None:
-    relay = splayd_relay()
+    relay = splayd_module("relay")
     (s1, d1), (s2, d2) = await _daemon("nat-1", 3, 20000), await _daemon("nat-2", 3, 21000)
     await db(_none)(d1, d2)
     await db(_none)(d2, d1)
