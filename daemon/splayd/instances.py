@@ -32,6 +32,7 @@ from typing import Any, Callable
 
 from .hostfs import MAX_DEPTH, descendants, measure_dir, _comm
 from .isolation import Isolation
+from .killtree import kill_bwrap, kill_bwrap_now
 from .limits import Limits, exit_outcome, fmt_seconds, rlimit_preexec
 from .outbox import Outbox
 from .spawn import NodeProcess, spawn
@@ -84,6 +85,7 @@ class Instance:
         self.kill_reason: tuple[str, str] | None = None
         self.task: asyncio.Task[None] | None = None
         self.watch: asyncio.Task[None] | None = None
+        self.killing: asyncio.Task[None] | None = None  # killtree.kill_bwrap under way
         self.done = asyncio.Event()
         self.output = NodeLimiter(limits.lines_per_second, limits.budget,
                                   lambda level, text, _limit, _n: self._send(level, text))
@@ -134,6 +136,9 @@ class Instance:
         except (OSError, ValueError) as e:
             self.finish("FAILED", f"cannot start the node runtime: {e}")
             raise
+        if self.done.is_set():  # freed or stopped while it was being spawned: already reported
+            self._kill_proc()
+            return
         self._running(self._supervise())
 
     async def _start_docker(self, argv: list[str], env: dict[str, str] | None) -> None:
@@ -217,7 +222,18 @@ class Instance:
         if self.exec is not None:
             self.sandbox.kill_instance(self.node)
             return
+        self._kill_proc()
+
+    def _kill_proc(self) -> None:
+        """SIGKILL the node's process group; under bubblewrap, the sandbox too (killtree.py:
+        a kill during bwrap's setup misses it otherwise)."""
         assert self.proc is not None
+        if self.proc.returncode is not None:
+            return
+        if self.isolation.is_bwrap:
+            if self.killing is None:
+                self.killing = asyncio.create_task(kill_bwrap(self.proc.pid), name=f"job{self.job}-node{self.node}-kill")
+            return
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
@@ -312,7 +328,9 @@ class Instance:
                 p.cancel()
             if self.watch is not None:
                 self.watch.cancel()
-            if proc.returncode is None:
+            if proc.returncode is None and self.isolation.is_bwrap:
+                kill_bwrap_now(proc.pid)
+            elif proc.returncode is None:
                 try:
                     os.killpg(proc.pid, signal.SIGKILL)
                 except ProcessLookupError:
