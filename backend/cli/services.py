@@ -3,6 +3,12 @@
 Used by `./splaylab up` (var/) and `make test` (var/test/). The servers come from Debian's
 packages (postgresql, redis-server). PostgreSQL refuses to run as root, so as root the data
 folder belongs to the `postgres` system user and the server runs as that user.
+
+Stopping waits for the server to be gone (bounded, then it is killed): a caller that deletes
+the folder next (a test's throwaway var/) would otherwise pull it from under a Redis still
+writing its final snapshot, and that Redis then refuses to exit. Redis servers started for
+tests only (`persist=False`: the command line's, used by `make test`, and the benchmarks')
+keep no snapshot at all.
 """
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -96,15 +103,27 @@ def start_postgres(var: Path, port: int) -> str:
     return url
 
 
+STOP_TIMEOUT = 20  # seconds a server gets to stop cleanly before it is stopped hard
+
+
 def stop_postgres(var: Path) -> None:
+    """A fast shutdown (pg_ctl waits for it); if that does not end within STOP_TIMEOUT, an
+    immediate one (no checkpoint, crash recovery at the next start: fine for a stop that
+    must not leave a server behind)."""
     data = var / "postgres"
-    if (data / "postmaster.pid").exists():
-        subprocess.run(_as_pg_user([_pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"]),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if not (data / "postmaster.pid").exists():
+        return
+    for mode in ("fast", "immediate"):
+        done = subprocess.run(
+            _as_pg_user([_pg_bin("pg_ctl"), "-D", str(data), "-m", mode, "-w", "-t", str(STOP_TIMEOUT), "stop"]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if done.returncode == 0 or not (data / "postmaster.pid").exists():
+            return
 
 
-def start_redis(var: Path, port: int) -> str:
-    """Ensure a Redis server with its files in var/redis is running; return its REDIS_URL."""
+def start_redis(var: Path, port: int, persist: bool = True) -> str:
+    """Ensure a Redis server with its files in var/redis is running; return its REDIS_URL.
+    `persist=False`: no snapshot, no append-only file (a server for tests only)."""
     url = f"redis://127.0.0.1:{port}/0"
     if _port_open(port):
         return url
@@ -117,27 +136,60 @@ def start_redis(var: Path, port: int) -> str:
     subprocess.run(
         [redis, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(data),
          "--daemonize", "yes", "--pidfile", str(data / "redis.pid"),
-         "--logfile", str(var / "log" / "redis.log"), "--save", "60 1000"],
+         "--logfile", str(var / "log" / "redis.log"),
+         *(["--save", "60 1000"] if persist else ["--save", "", "--appendonly", "no"])],
         check=True,
     )
     _wait_port(port, "Redis")
     return url
 
 
+def _is_redis(pid: int) -> bool:
+    """`pid` is still a redis-server (not a pid reused since the pidfile was written)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"redis-server" in f.read()
+    except OSError:
+        return False
+
+
+def _gone(pid: int, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while _is_redis(pid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def stop_redis(var: Path) -> None:
+    """SIGTERM (Redis saves its snapshot if it keeps one, then exits), wait until it is gone;
+    SIGKILL after STOP_TIMEOUT."""
     pidfile = var / "redis" / "redis.pid"
-    if pidfile.exists():
+    try:
+        pid = int(pidfile.read_text().strip())
+    except (OSError, ValueError):
+        return
+    if not _is_redis(pid):
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    if not _gone(pid, STOP_TIMEOUT):
         try:
-            os.kill(int(pidfile.read_text().strip()), 15)
-        except (ProcessLookupError, ValueError):
-            pass
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        _gone(pid, 5.0)
 
 
-def ensure_services(var: Path, ports: ServicePorts = ServicePorts()) -> dict[str, str]:
-    """Return the environment (DATABASE_URL, REDIS_URL), starting local servers for what is unset."""
+def ensure_services(var: Path, ports: ServicePorts = ServicePorts(), persist: bool = True) -> dict[str, str]:
+    """Return the environment (DATABASE_URL, REDIS_URL), starting local servers for what is unset
+    (`persist=False`: a Redis that keeps no snapshot, for tests)."""
     env: dict[str, str] = {}
     env["DATABASE_URL"] = os.environ.get("DATABASE_URL") or start_postgres(var, ports.postgres)
-    env["REDIS_URL"] = os.environ.get("REDIS_URL") or start_redis(var, ports.redis)
+    env["REDIS_URL"] = os.environ.get("REDIS_URL") or start_redis(var, ports.redis, persist=persist)
     return env
 
 
@@ -150,7 +202,7 @@ def borrowed(var: Path = BENCH_VAR, ports: ServicePorts = BENCH_PORTS) -> Iterat
     """DATABASE_URL / REDIS_URL in os.environ for the block: the given ones, else servers
     started under `var`, stopped again on the way out (the benchmarks' way)."""
     started_here = {name: not os.environ.get(name) for name in ("DATABASE_URL", "REDIS_URL")}
-    os.environ.update(ensure_services(var, ports))
+    os.environ.update(ensure_services(var, ports, persist=False))
     try:
         yield
     finally:
@@ -168,7 +220,9 @@ def stop_services(var: Path) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """`python services.py start|stop VAR [PG_PORT REDIS_PORT]`; start prints shell exports."""
+    """`python services.py start|stop VAR [PG_PORT REDIS_PORT]`; start prints shell exports.
+    Used for tests (`make test`'s var/test/, a helper's unit tests): its Redis keeps no
+    snapshot. `./splaylab up` starts its servers through stack.py instead, with snapshots."""
     if len(argv) not in (2, 4) or argv[0] not in ("start", "stop"):
         raise SystemExit("usage: services.py start|stop VAR [PG_PORT REDIS_PORT]"
                          + (f" (not {argv[0]!r})" if argv and argv[0] not in ("start", "stop") else ""))
@@ -177,7 +231,7 @@ def main(argv: list[str]) -> None:
     if action == "stop":
         stop_services(var)
         return
-    for key, value in ensure_services(var, ports).items():
+    for key, value in ensure_services(var, ports, persist=False).items():
         print(f"export {key}={value}")
 
 
