@@ -2,7 +2,7 @@ from django.conf import settings
 from django.contrib.auth import authenticate, login, logout
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import AllowAny
@@ -85,10 +85,19 @@ class LogoutApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-@method_decorator(ensure_csrf_cookie, name="dispatch")  # plants csrftoken, even on 401
+@method_decorator(ensure_csrf_cookie, name="dispatch")  # plants csrftoken, signed in or not
 class MeApi(APIView):
-    @extend_schema(responses=MeOutputSerializer)
+    """Who is signed in. "No one" is an answer (204), not an error: the SPA asks on every
+    first page, /login included, and an anonymous visit logged a failed request in the
+    browser's console and a `django.request` warning on the server each time. A bad token
+    is still a 401 (authentication runs)."""
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: MeOutputSerializer,
+                              204: OpenApiResponse(description="no one is signed in (the csrftoken cookie is set)")})
     def get(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            return Response(status=status.HTTP_204_NO_CONTENT)
         return Response(MeOutputSerializer(request.user).data)
 
 

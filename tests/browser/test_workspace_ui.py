@@ -134,3 +134,20 @@ def test_syntax_error_is_marked_on_its_line_in_the_editor(page: Page) -> None:
     # The marker sits on line 3: its top matches the third line's top in the view.
     line3 = page.get_by_test_id("editor").locator(".view-line").nth(2)
     assert abs(squiggle.first.bounding_box()["y"] - line3.bounding_box()["y"]) < 5
+
+
+def test_an_anonymous_visit_goes_to_login_with_no_console_error(page: Page) -> None:
+    """Who-am-I answers 204 to no one: an anonymous visit is not a failed request, so neither
+    / (sent on to /login) nor /login itself logs an error in the console."""
+    errors: list[str] = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto("/")
+    expect(page).to_have_url(re.compile(r"/login$"))
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    page.goto("/login")
+    expect(page.get_by_test_id("login-username")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert errors == []
+    login(page)  # and the sign-in that follows still works
+    assert errors == []

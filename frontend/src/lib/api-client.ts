@@ -76,7 +76,7 @@ async function request<T>(url: string, options: RequestOptions = {}): Promise<T>
   if (!SAFE_METHODS.has(method)) {
     let token = readCookie("csrftoken");
     if (!token) {
-      // GET /api/auth/me/ sets the csrftoken cookie even when it answers 401.
+      // GET /api/auth/me/ sets the csrftoken cookie, signed in or not (204 then).
       await fetch(CSRF_BOOTSTRAP_URL, { credentials: "same-origin", headers }).catch(() => undefined);
       token = readCookie("csrftoken");
     }

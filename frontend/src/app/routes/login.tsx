@@ -1,5 +1,5 @@
 import { Navigate, useNavigate, useSearchParams } from "react-router";
-import { useMe } from "@/features/auth/api/get-me";
+import { useSession } from "@/features/auth/api/get-me";
 import { LoginForm } from "@/features/auth/components/login-form";
 
 /** Only same-site paths are followed after login. */
@@ -9,12 +9,12 @@ function safeNext(next: string | null): string {
 
 export function LoginRoute() {
   // Also fetches the csrftoken cookie that the login POST needs.
-  const meQuery = useMe();
+  const meQuery = useSession();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const next = safeNext(params.get("next"));
 
-  if (meQuery.isSuccess) return <Navigate to={next} replace />;
+  if (meQuery.data) return <Navigate to={next} replace />;  // already signed in
   return (
     <main className="login-page">
       <LoginForm onSuccess={() => navigate(next, { replace: true })} />
