@@ -147,7 +147,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "splaylab.staticfiles.StaticFilesMiddleware",  # WhiteNoise, and files added to dist since startup
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -211,7 +211,8 @@ TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
-# The built SPA (Vite, base "/static/") is served by WhiteNoise straight from frontend/dist.
+# The built SPA (Vite, base "/static/") is served by WhiteNoise straight from frontend/dist
+# (splaylab.staticfiles: a frontend rebuilt while the server runs is served without a restart).
 STATIC_URL = "/static/"
 STATICFILES_DIRS = [FRONTEND_DIST] if FRONTEND_DIST.is_dir() else []
 WHITENOISE_USE_FINDERS = True
