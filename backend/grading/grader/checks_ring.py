@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +98,7 @@ class Lookup:
         return self.verdict == "right"
 
 
-def _could_know(run: RunData, ids: list[int], node: int, start: float, truth: int, reach: int) -> bool:
+def _could_know(run: RunData, ids: Sequence[int], node: int, start: float, truth: int, reach: int) -> bool:
     """Could that node know truth by itself: it is the node or one of its first `reach`
     successors among the live ids."""
     me = run.id_of(node, start)
@@ -112,7 +113,15 @@ def _could_know(run: RunData, ids: list[int], node: int, start: float, truth: in
 def judge_lookups(run: RunData, after: float = 0, until: float = math.inf,
                   local_reach: int | None = None) -> list[Lookup]:
     """Every lookup ending in [after, until): its verdict against the true owner among the ids live
-    at its start, and its hops measured from the trace."""
+    at its start, and its hops measured from the trace. Judged once per run and arguments: several
+    checks of an assignment ask for the same."""
+    key = ("judge_lookups", after, until, local_reach)
+    if key not in run.memo:
+        run.memo[key] = _judge_lookups(run, after, until, local_reach)
+    return list(run.memo[key])
+
+
+def _judge_lookups(run: RunData, after: float, until: float, local_reach: int | None) -> list[Lookup]:
     out = []
     for r in run.metric("lookup_latency"):
         if not after <= r["t"] < until:

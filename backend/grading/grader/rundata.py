@@ -15,6 +15,7 @@ import bisect
 import math
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,7 +50,7 @@ def stat(values: list[float], name: str) -> float:
     raise ValueError(f"unknown statistic {name!r} (count, mean, min, max, p50, p90, ...)")
 
 
-def owner(ids: list[int], key: int) -> int | None:
+def owner(ids: Sequence[int], key: int) -> int | None:
     """Chord's owner of key: the first id at or after it on the ring."""
     if not ids:
         return None
@@ -153,6 +154,15 @@ class RunData:
                 continue
         for k, seen in self._ids.items():
             self._ids_t[k] = [x[0] for x in seen]
+        # live_ids(t) changes only where a node's life does or a node reports another id than
+        # before: one sorted list per segment between those instants, computed once (a Chord
+        # check asks at every lookup's start: thousands of instants, a few dozen segments)
+        changes = {at for events in self._life.values() for at, _ in events}
+        for seen in self._ids.values():
+            changes.update(t for (t, ident), (_, before) in zip(seen[1:], seen) if ident != before)
+        self._id_changes = sorted(changes)
+        self._live_ids: dict[int, tuple[int, ...]] = {}
+        self.memo: dict[Any, Any] = {}   # what checks derive from this run's records, by their key
 
     # the trace ---------------------------------------------------------------------------------
     def _op(self, op: str) -> Operation:
@@ -288,8 +298,14 @@ class RunData:
         i = bisect.bisect_right(self._ids_t[k], t)
         return seen[i - 1][1] if i else seen[0][1]
 
-    def live_ids(self, t: float) -> list[int]:
-        return sorted(i for i in (self.id_of(k, t) for k in self.alive_at(t)) if i is not None)
+    def live_ids(self, t: float) -> tuple[int, ...]:
+        """The ids the nodes alive at t reported last, sorted (with repeats, if several claim one)."""
+        segment = bisect.bisect_right(self._id_changes, t)
+        ids = self._live_ids.get(segment)
+        if ids is None:
+            ids = self._live_ids[segment] = tuple(sorted(
+                i for i in (self.id_of(k, t) for k in self.alive_at(t)) if i is not None))
+        return ids
 
     def state_rounds(self) -> dict[Any, list[dict[str, Any]]]:
         rounds: dict[Any, list[dict[str, Any]]] = defaultdict(list)
