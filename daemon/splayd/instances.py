@@ -232,7 +232,7 @@ class Instance:
             return
         if self.isolation.is_bwrap:
             if self.killing is None:
-                self.killing = asyncio.create_task(kill_bwrap(self.proc.pid), name=f"job{self.job}-node{self.node}-kill")
+                self.killing = asyncio.create_task(kill_bwrap(self.proc), name=f"job{self.job}-node{self.node}-kill")
             return
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from typing import Any
 
 from .hostfs import descendants
 
@@ -72,9 +73,13 @@ def _kill_all(pid: int) -> None:
         pass
 
 
-async def kill_bwrap(pid: int) -> None:
-    """SIGKILL the outer bwrap `pid` (a child of this process, not reaped yet: its pid cannot
-    be reused meanwhile) and its sandbox, even mid-setup."""
+async def kill_bwrap(proc: Any) -> None:
+    """SIGKILL the outer bwrap `proc` (spawn.NodeProcess, a child of this process) and its
+    sandbox, even mid-setup. Signals go only while it is not reaped (returncode None): until
+    then its pid cannot be reused."""
+    pid = proc.pid
+    if proc.returncode is not None:
+        return
     try:
         os.kill(pid, signal.SIGSTOP)
     except ProcessLookupError:
@@ -83,7 +88,8 @@ async def kill_bwrap(pid: int) -> None:
     deadline = loop.time() + STOP_WAIT
     while _state(pid) not in ("T", "t", "Z", "X", "") and loop.time() < deadline:
         await asyncio.sleep(STOP_POLL)
-    _kill_all(pid)
+    if proc.returncode is None:
+        _kill_all(pid)
 
 
 def kill_bwrap_now(pid: int) -> None:
