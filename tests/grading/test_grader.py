@@ -160,6 +160,22 @@ def test_the_reference_runs_once_then_comes_from_the_cache(tmp_path: Path) -> No
     assert (first["reference_cached"], second["reference_cached"]) == (False, True)
 
 
+def test_a_cached_reference_is_read_and_digested_once_per_process_and_never_outlives_its_file(tmp_path: Path) -> None:
+    from grading.grader import runner
+    a = load_assignment(CHORD)
+    run = a.runs[0]
+    first = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)   # runs, writes the cache
+    hit = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)     # reads it
+    again = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)
+    assert not first.cached and hit.cached and again is hit      # read once, then from memory
+    hit.derived["run_data"] = "digested"                           # what grade() keeps with it
+    assert runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path).derived["run_data"] == "digested"
+    for f in tmp_path.glob("*.json"):   # an instructor empties the cache: the memory is not served
+        f.unlink()
+    rerun = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)
+    assert not rerun.cached and rerun.records == first.records
+
+
 def test_the_cli_prints_one_json_report_and_refuses_a_bad_folder(tmp_path: Path) -> None:
     sub = tmp_path / "mine.lua"
     sub.write_text((CHORD / "starter" / "app.lua").read_text())

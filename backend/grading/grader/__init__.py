@@ -120,8 +120,13 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
                       if c.check.startswith("custom:") or library.LIBRARY[c.check].needs_reference}
 
     def data(result: RunResult) -> library.RunData:
+        if "run_data" in result.derived:   # a cached reference run this process read before
+            return result.derived["run_data"]
         r = result.run
-        return library.RunData(r.name, r.nodes, r.time, result.records, result.failure, learned=r.learn)
+        run_data = library.RunData(r.name, r.nodes, r.time, result.records, result.failure, learned=r.learn)
+        if result.cached:
+            result.derived["run_data"] = run_data
+        return run_data
 
     mine: dict[str, library.RunData] = {}
     ref: dict[str, library.RunData] = {}
