@@ -23,13 +23,15 @@ export function formatScore(score: number | null | undefined): string {
 export const formatPoints = (check: Pick<ReportCheck, "points" | "max_points">): string =>
   `${formatScore(check.points)} / ${formatScore(check.max_points)}`;
 
-type Scored = Pick<Submission, "status" | "score" | "final_score" | "late_days" | "penalty_percent">;
+type Scored = Pick<Submission, "status" | "score" | "final_score" | "late_days" | "penalty_percent" | "hidden_withheld">;
 
 /** The score as a student reads it, with the late penalty when there is one:
- * "72.5 / 100", or "72.5 / 100, 1 day late (−10 %): 65.25". */
+ * "72.5 / 100", or "72.5 / 100, 1 day late (−10 %): 65.25". While hidden checks are withheld it
+ * says it counts the visible checks only ("100 / 100 on the visible checks"), so that it never reads
+ * as the final grade, which the report shows apart (docs/grading.md, "The report"). */
 export function scoreText(submission: Scored): string {
   if (submission.status !== "graded" || submission.score === null) return statusLabel(submission.status);
-  const base = `${formatScore(submission.score)} / 100`;
+  const base = `${formatScore(submission.score)} / 100${submission.hidden_withheld > 0 ? " on the visible checks" : ""}`;
   if (!submission.late_days) return base;
   const days = submission.late_days === 1 ? "1 day" : `${submission.late_days} days`;
   return `${base}, ${days} late (−${formatScore(submission.penalty_percent)} %): ${formatScore(submission.final_score)}`;

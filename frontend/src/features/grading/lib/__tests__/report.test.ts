@@ -32,6 +32,13 @@ describe("scores", () => {
     expect(scoreText(submission({ late_days: 2, penalty_percent: 20, final_score: 58 }))).toContain("2 days late (−20 %): 58");
   });
 
+  it("says a score leaves hidden checks out while they are withheld", () => {
+    expect(scoreText(submission({ score: 100, final_score: 100, hidden_withheld: 1 }))).toBe("100 / 100 on the visible checks");
+    expect(scoreText(submission({ hidden_withheld: 2, late_days: 1, penalty_percent: 10, final_score: 65.25 }))).toBe(
+      "72.5 / 100 on the visible checks, 1 day late (−10 %): 65.25",
+    );
+  });
+
   it("reads the status of a submission not graded yet", () => {
     expect(scoreText(submission({ status: "queued", score: null, final_score: null }))).toBe("queued");
     expect(scoreText(submission({ status: "error", score: null }))).toBe("grading failed");
