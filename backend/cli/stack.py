@@ -194,7 +194,7 @@ def wait_http(url: str, timeout: float, cafile: str | None = None) -> None:
             urllib.request.urlopen(url, timeout=2, context=context)
             return
         except urllib.error.HTTPError:
-            return  # any HTTP answer (401 here) means the server is up
+            return  # any HTTP answer (an error page too) means the server is up
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.2)
     raise RuntimeError(f"the web server did not answer at {url} within {timeout:.0f} s")

@@ -60,7 +60,8 @@ def test_a_library_scenario_chosen_in_the_run_bar_drives_the_population(page: Pa
     # the planned curve: the plan's population from 8 s on
     expect(page.get_by_test_id("churn-planned-count")).to_have_text("3", timeout=15_000)
     # the metric time series shares the population's x axis: seconds since the scenario start
-    expect(page.get_by_test_id("metric-timeseries")).to_contain_text("seconds since the scenario start")
+    expect(page.get_by_test_id("metric-timeseries")).to_have_attribute(
+        "aria-label", re.compile(r" over seconds since the scenario start \(\d+ s windows\)$"))
 
 
 def test_a_simulated_churn_run_is_drawn_to_its_virtual_end(page: Page, stack) -> None:

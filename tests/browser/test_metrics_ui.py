@@ -57,8 +57,11 @@ def test_the_cdf_appears_and_grows_while_the_job_runs(page: Page) -> None:
     # the time series (p50 line, p10-p90 band) is drawn, its x axis in seconds
     series = page.get_by_test_id("metric-timeseries")
     expect(series.locator("canvas")).to_be_visible()
-    expect(series).to_contain_text("seconds since the first sample")
+    expect(series).to_have_attribute("aria-label", re.compile(r" over seconds since the first sample \(\d+ s windows\)$"))
     expect(series.locator(".u-legend")).to_contain_text("p50")
+    # the legend names x briefly (the axis label, drawn on the canvas, says what it counts from)
+    expect(series.locator(".u-legend .u-series").first).to_contain_text("time (s)")
+    expect(series.locator(".u-legend")).not_to_contain_text("seconds since")
 
 
 def test_overlaying_another_run_draws_two_curves(page: Page) -> None:

@@ -48,15 +48,11 @@ def web_workers(web_pid: int) -> list[int]:
 def browser_session(s) -> str:
     """Log in as the browser does (session + CSRF); the Cookie header for the websocket."""
     import http.cookiejar
-    import urllib.error
     import urllib.request
 
     jar = http.cookiejar.CookieJar()
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
-    try:
-        opener.open(s.url + "/api/auth/me/")
-    except urllib.error.HTTPError:
-        pass  # 401, with the csrftoken cookie
+    opener.open(s.url + "/api/auth/me/")   # 204 for no one signed in, with the csrftoken cookie
     csrf = next(c.value for c in jar if c.name == "csrftoken")
     opener.open(urllib.request.Request(
         s.url + "/api/auth/login/", method="POST",

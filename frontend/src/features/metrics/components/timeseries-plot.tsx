@@ -38,7 +38,8 @@ function options(kind: MetricKind, xLabel: string, yLabel: string, fromZero: boo
     // from an origin, the axis starts at it (0), as the plots it lines up with do
     scales: { x: fromZero ? { time: false, range: (_u, min, max) => [Math.min(0, min), max] } : { time: false } },
     axes: [{ label: xLabel }, { label: kind === "count" ? `${yLabel} per s` : yLabel }],
-    series: [{ label: xLabel }, ...(kind === "count" ? [{ label: "per s", stroke: "#2e8b57", width: 2 }] : observed)],
+    // the legend names the cursor's x briefly; the axis below says what it counts from
+    series: [{ label: "time (s)" }, ...(kind === "count" ? [{ label: "per s", stroke: "#2e8b57", width: 2 }] : observed)],
     // The p10–p90 band: uPlot fills between the series at these indices (upper, lower).
     bands: kind === "count" ? [] : [{ series: [3, 1], fill: "rgba(79, 140, 255, 0.15)" }],
     legend: { show: true },
@@ -75,5 +76,9 @@ export function TimeseriesPlot({ stats, kind, yLabel, scale, originLabel, onPlot
     plot.current?.setData(columns(stats, kind, scale));
   }, [stats, kind, scale]);
 
-  return <div ref={holder} className="timeseries-plot" data-testid="metric-timeseries" />;
+  // the canvas draws the axes' labels; its readers (and tests) get them here
+  return (
+    <div ref={holder} className="timeseries-plot" data-testid="metric-timeseries" role="img"
+      aria-label={`${kind === "count" ? `${yLabel} per s` : yLabel} over ${xLabel}`} />
+  );
 }
