@@ -37,6 +37,7 @@ local function without_cwd(path)
   return table.concat(kept, ";")
 end
 package.path = here .. "/lib/?.lua;" .. here .. "/lib/?/init.lua;" .. without_cwd(package.path)
+require "splaylab.safe_pairs"   -- before any other module: LuaJIT #827 (the module says why)
 package.cpath = without_cwd(package.cpath)
 
 local output = require "splaylab.output"

@@ -36,6 +36,7 @@ other way to end the run.
 ]]
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. here .. "/lib/?/init.lua;" .. package.path
+require "splaylab.safe_pairs"   -- before any other module: LuaJIT #827 (the module says why)
 
 local cjson = require "cjson"
 local ffi = require "ffi"
