@@ -15,24 +15,26 @@ encoded and crosses the simulated sockets, as live)}.
 Each node gets its own instance of the runtime (splaylab.sim.world), a platform on virtual
 time (splaylab.sim.kernel), its own directory workdir/node-K[.session], its own `os` whose
 time, clock and date read the virtual clock (epoch 2026-01-01T00:00:00Z), and runs app.lua
-exactly as node.lua does. Student code runs interpreted (jit.off), so that a count hook can
-stop a node that computes without end; the runtime's own code keeps the JIT.
+exactly as node.lua does. Student code runs interpreted (jit.off; the runtime's own code keeps
+the JIT); the spin check is a watchdog outside this process (sandbox/sim_watch.py) that sends
+SIGPROF when one resume lasts too long, answered here by a jit.profile callback (SPIN CHECK below).
 
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
 output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]),
 `limit` (rate|budget<TAB>lines dropped<TAB>the record's words: splaylab.sim.output_limits) or
-`fatal` (the run stopped: TEXT says why). Progress: sim.json's `progress` names a file of 32 bytes
-that this process maps and, every 1024 events, fills with four doubles: virtual time, events,
-nodes started, events again (written last: a reader that sees both equal read one tick);
-the runner reads it on its own wall clock (sandbox/simulate.py). stderr at the end: `done VT
+`fatal` (the run stopped: TEXT says why). Progress: sim.json's `progress` names a file of 80 bytes
+(ten doubles) that this process maps and, every 1024 events, fills cells 0-3: virtual time,
+events, nodes started, events again (written last: a reader that sees both equal read one tick);
+at each resume cells 4-6: the node (0 between resumes), a resume counter, the virtual time;
+cells 7-9 are the watchdog's (the resume to stop, its node, its virtual time). The runner reads
+it on its own clock (sandbox/simulate.py, sandbox/sim_watch.py). stderr at the end: `done VT
 EVENTS NODES PEAK_RSS_KB` (the runner times the run).
 Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
 memory, 5 a node computed too long without waiting.
-Determinism: this process reads no clock during the run but in the spin check's count hook,
-and nothing it does depends on the wall clock: the same input takes the same path through
-the Lua code and the JIT builds the same traces (docs/simulation.md "Determinism"). When
-progress is written is counted in events; the hook's clock comparison only ever goes the
-other way to end the run.
+Determinism: this process reads no clock during the run, and nothing it does depends on the
+wall clock: the same input takes the same path through the Lua code and the JIT builds the
+same traces (docs/simulation.md "Determinism"). When progress is written is counted in events;
+the spin check's signal comes only to end the run.
 ]]
 local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 package.path = here .. "/lib/?.lua;" .. here .. "/lib/?/init.lua;" .. package.path
@@ -40,6 +42,7 @@ require "splaylab.safe_pairs"   -- before any other module: LuaJIT #827 (the mod
 
 local cjson = require "cjson"
 local ffi = require "ffi"
+local profile = require "jit.profile"
 local lfs = require "lfs"
 local world = require "splaylab.sim.world"
 local kernel_lib = require "splaylab.sim.kernel"
@@ -52,7 +55,6 @@ local format, floor = string.format, math.floor
 local EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MEMORY, EXIT_SPIN = 0, 1, 2, 4, 5
 local MEMORY_ERROR = "not enough memory"
 local VIRTUAL_EPOCH = 1767225600   -- os.time() at virtual t = 0: 2026-01-01T00:00:00Z
-local HOOK_EVERY = 1000000         -- interpreted instructions between two spin checks
 
 ffi.cdef [[
   int dprintf(int fd, const char *format, ...);
@@ -124,8 +126,8 @@ local kernel
 local out_limits   -- the job's output limits (splaylab.sim.output_limits), made with the kernel
 
 -- The whole run stops: one record saying why, then exit.
-local function fatal(k, text, code)
-  emit(k, kernel.now, "fatal", (text:gsub("\n", " ")))
+local function fatal(k, text, code, t)
+  emit(k, t or kernel.now, "fatal", (text:gsub("\n", " ")))
   flush_out()
   os.exit(code)
 end
@@ -146,20 +148,22 @@ local function virtual_os()
   return v
 end
 
-local function node_dir(k)
-  sessions[k] = (sessions[k] or 0) + 1
-  local dir = spec.workdir .. "/node-" .. k .. (sessions[k] > 1 and ("." .. sessions[k]) or "")
-  assert(lfs.mkdir(dir))
-  return dir
-end
-
--- Loaded chunks of student code run interpreted too (see HOOK_EVERY).
+-- Loaded chunks of student code run interpreted too. Compiled, each node's copy of app.lua
+-- gets traces of its own (its own prototypes): 300 nodes doubled the traces and cost CPU and
+-- memory (docs/simulation.md "Figures": the spin check).
 local function interpreted(loader)
   return function(...)
     local f, err = loader(...)
     if f then jit.off(f, true) end
     return f, err
   end
+end
+
+local function node_dir(k)
+  sessions[k] = (sessions[k] or 0) + 1
+  local dir = spec.workdir .. "/node-" .. k .. (sessions[k] > 1 and ("." .. sessions[k]) or "")
+  assert(lfs.mkdir(dir))
+  return dir
 end
 
 -- Methods on strings ("x"):upper() index the running node's own string table, as in a
@@ -222,9 +226,9 @@ local function start_node(node)
   if harness_src then henv, harness_stream = boot.app_env(boot.build_job(node_spec, limits), modules, loaders, fs) end
   local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
   node.string = env.string
+  env.load, env.loadstring, env.loadfile = interpreted(env.load), interpreted(env.loadstring), interpreted(env.loadfile)
   string_of_node = env.string
   getmetatable("").__index = string_index
-  env.load, env.loadstring, env.loadfile = interpreted(env.load), interpreted(env.loadstring), interpreted(env.loadfile)
 
   local function flush_streams()
     stdout_stream.flush()
@@ -266,38 +270,80 @@ local function start_node(node)
 end
 
 
--- A node that computes for more than spin_limit CPU seconds without waiting stops the run.
--- The CPU clock is read in the count hook only, never at a resume: the hook's first call in a
--- resume (within HOOK_EVERY interpreted instructions of it) starts the count. Reading the clock
--- at every resume made reruns of a 300-node Chord differ (the values reached the run, through
--- the JIT; docs/simulation.md "Determinism"); read in the hook only, they did not.
-local clock = os.clock
+-- Progress: doubles in a file the runner reads on its own wall clock; nothing here looks
+-- at a clock to decide when. A report once a second of wall time took a branch at moments set
+-- by the machine's load, with a clock read in compiled code, and loaded reruns differed
+-- (docs/simulation.md "Determinism"). Without a file (sim.lua run by hand), the same stores go
+-- to memory of our own.
+local O_RDWR, PROT_READ_WRITE, MAP_SHARED = 2, 3, 1
+local function progress_cells(path)
+  if type(path) == "string" then
+    local fd = ffi.C.open(path, O_RDWR)
+    if fd >= 0 then
+      local p = ffi.C.mmap(nil, 80, PROT_READ_WRITE, MAP_SHARED, fd, 0)
+      ffi.C.close(fd)
+      if ffi.cast("intptr_t", p) ~= -1 then return ffi.cast("double *", p) end
+    end
+    io.stderr:write("sim.lua: cannot map the progress file ", path, ": no progress reports\n")
+  end
+  return ffi.new("double[10]")
+end
+local cells = progress_cells(spec.progress)
+local function on_tick(k)
+  cells[0] = k.now
+  cells[1] = k.events
+  cells[2] = k.started
+  cells[3] = k.events
+end
+
+-- SPIN CHECK: a node that computes for more than spin_limit CPU seconds without waiting stops
+-- the run. Nothing here reads a clock: each resume stores the node, a resume counter and the
+-- virtual time in the mapped file (cells 4-6); the runner's watchdog (sandbox/sim_watch.py) reads
+-- them with this process's CPU time and, when one resume lasts too long, names it in cells 7-9
+-- and sends SIGPROF. LuaJIT's profiler, started with a timer that never fires (~23 days), turns
+-- that signal into a call of on_spin at the next interpreted instruction, in the spinning node's
+-- thread: it writes the fatal record (app.lua's line when the node is there), flushes every
+-- record and exits 5. Until that signal nothing runs differently: no count hook (which put the
+-- whole interpreter in its instrumented dispatch), no clock read (a suspect of rare diverging
+-- reruns), no check in compiled traces. A spin that never comes back to the interpreter (inside
+-- one C call, or a compiled loop of the runtime) is killed by the watchdog, which then writes
+-- the record itself without the line, and records still buffered here are lost (at most 255).
+-- Without the runner (sim.lua started by hand) nobody watches; under `luajit -jp` the
+-- profiler is jit.p's and there is no spin check either.
 local spin_limit = tonumber(spec.spin_limit) or 10
-local spin_node, spin_since = nil, 0   -- the node the hook saw computing in this resume, since when
+local resumes = 0
 kernel = kernel_lib.new {
   start_node = start_node,
   emit = emit,
   grace = tonumber(spec.grace) or 2,
   before_resume = function(node)
     string_of_node = node.string or string
-    spin_node = nil
+    resumes = resumes + 1
+    cells[6] = kernel.now
+    cells[4] = node.k
+    cells[5] = resumes
   end,
-  after_resume = function() string_of_node = string end,
+  after_resume = function()
+    string_of_node = string
+    cells[4] = 0
+  end,
 }
 out_limits = output_limits.new(spec.output, emit, function(t, fn) kernel:at(t, fn) end)
-debug.sethook(function()
-  local node = kernel.current
-  if not node then return end
-  if spin_node ~= node then
-    spin_node, spin_since = node, clock()
-  elseif clock() - spin_since > spin_limit then
-    local info = debug.getinfo(2, "Sl")
-    local where = info and info.short_src == "app.lua" and (" (at app.lua:" .. tostring(info.currentline) .. ")") or ""
-    fatal(node.k, format("simulation stopped: node %d computed for more than %g s of CPU without "
-      .. "waiting, at virtual time %.3f s%s - an endless loop in a handler?", node.k, spin_limit,
-      kernel.now, where), EXIT_SPIN)
+
+local SPIN_TIMER = "i2000000000"   -- a timer of 2e9 ms: only the watchdog signals
+local function on_spin(thread)
+  local wanted, k, t = cells[7], cells[8], cells[9]
+  if wanted == 0 then return end   -- a SIGPROF that is not the watchdog's: ignored
+  local where = ""
+  if wanted == resumes and cells[4] == k then   -- still in that resume: where it is
+    local line = profile.dumpstack(thread, "l", 1):match("^app%.lua:(%d+)")
+    if line then where = " (at app.lua:" .. line .. ")" end
   end
-end, "", HOOK_EVERY)
+  fatal(k, format("simulation stopped: node %d computed for more than %g s of CPU without "
+    .. "waiting, at virtual time %.3f s%s - an endless loop in a handler?", k, spin_limit, t, where),
+    EXIT_SPIN, t)
+end
+if not package.loaded["jit.p"] then profile.start(SPIN_TIMER, on_spin) end
 
 -- churn and the run --------------------------------------------------------------------------
 local function churn_event(t, k, kind, graceful)
@@ -320,32 +366,6 @@ if spec.churn then
   end
 else
   for k = 1, #spec.nodes do kernel:start(k, { ip = spec.nodes[k].ip }) end
-end
-
--- Progress: four doubles in a file the runner reads on its own wall clock; nothing here looks
--- at a clock to decide when. A report once a second of wall time took a branch at moments set
--- by the machine's load, with a clock read in compiled code, and loaded reruns differed
--- (docs/simulation.md "Determinism"). Without a file (sim.lua run by hand), the same stores go
--- to memory of our own.
-local O_RDWR, PROT_READ_WRITE, MAP_SHARED = 2, 3, 1
-local function progress_cells(path)
-  if type(path) == "string" then
-    local fd = ffi.C.open(path, O_RDWR)
-    if fd >= 0 then
-      local p = ffi.C.mmap(nil, 32, PROT_READ_WRITE, MAP_SHARED, fd, 0)
-      ffi.C.close(fd)
-      if ffi.cast("intptr_t", p) ~= -1 then return ffi.cast("double *", p) end
-    end
-    io.stderr:write("sim.lua: cannot map the progress file ", path, ": no progress reports\n")
-  end
-  return ffi.new("double[4]")
-end
-local cells = progress_cells(spec.progress)
-local function on_tick(k)
-  cells[0] = k.now
-  cells[1] = k.events
-  cells[2] = k.started
-  cells[3] = k.events
 end
 
 local until_t = tonumber(spec["until"]) or tonumber(spec.time)

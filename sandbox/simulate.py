@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import mmap
 import os
 import platform
 import random
@@ -41,6 +40,7 @@ SANDBOX = Path(__file__).resolve().parent
 if str(SANDBOX) not in sys.path:  # node_address.py sits beside this file
     sys.path.append(str(SANDBOX))
 from node_address import node_ip  # noqa: E402
+from sim_watch import EXIT_SPIN, Progress, ProgressFile, SpinWatch  # noqa: E402,F401 (Progress: callers' type)
 
 SIM_LUA = SANDBOX / "sim.lua"
 DAEMON_DIR = SANDBOX.parent / "daemon"
@@ -95,52 +95,6 @@ class SimJob:
     trace: Any = None                       # the trace block ({max_events}); False: off (benchmarks)
     output: Any = None                      # splayd.output_limits.OutputLimits (None: the defaults)
     transport: str = "fast"                 # rpc/urpc messages: "fast" (copies) | "sockets" (encoded, as live)
-
-
-@dataclass
-class Progress:
-    virtual_t: float
-    events: int
-    events_per_s: float
-    nodes_started: int
-    peak_rss_kb: int = 0    # at the end only: the simulator's peak resident memory
-
-
-class _ProgressFile:
-    """sim.lua's progress file (four doubles: virtual time, events, nodes started, events again,
-    written every 1024 events), read here about once a second of wall time: the simulator never
-    looks at the wall clock to decide when (docs/simulation.md "Determinism")."""
-    CELLS = struct.Struct("=4d")
-
-    def __init__(self, path: Path, started: float) -> None:
-        with open(path, "rb") as f:
-            self.cells = mmap.mmap(f.fileno(), self.CELLS.size, access=mmap.ACCESS_READ)
-        self.last_t, self.last_events, self.next_t = started, 0.0, started + 1.0
-
-    def timeout(self) -> float:
-        """Seconds until the next reading is due (at most 1)."""
-        return min(1.0, max(0.0, self.next_t - time.monotonic()))
-
-    def poll(self) -> Progress | None:
-        """A Progress when one is due and events were processed since the last one."""
-        t = time.monotonic()
-        if t < self.next_t:
-            return None
-        self.next_t = t + 1.0
-        for _ in range(3):   # sim.lua writes while this reads: two counts that differ caught it halfway
-            vt, events, nodes, check = self.CELLS.unpack_from(self.cells)
-            if events == check:
-                break
-        else:
-            return None
-        if events <= self.last_events:
-            return None
-        rate = (events - self.last_events) / max(t - self.last_t, 1e-6)
-        self.last_t, self.last_events = t, events
-        return Progress(vt, int(events), rate, int(nodes))
-
-    def close(self) -> None:
-        self.cells.close()
 
 
 @dataclass
@@ -249,12 +203,12 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
         "trace": job.trace, "harness": str(root / "harness.lua") if job.harness else None,
         "output": output_limits(job.output).sim_block(), "transport": job.transport,
-        "progress": str(root / "progress"),   # sim.lua writes, _ProgressFile reads
+        "progress": str(root / "progress"),   # sim.lua and sim_watch.py share it
     }
     shutil.copyfile(job.app, root / "app.lua")
     if job.harness:
         shutil.copyfile(job.harness, root / "harness.lua")
-    (root / "progress").write_bytes(bytes(_ProgressFile.CELLS.size))
+    (root / "progress").write_bytes(bytes(ProgressFile.CELLS.size))
     spec_path = root / "sim.json"
     spec_path.write_text(json.dumps(spec))
     seed_file = root / "urandom"
@@ -289,7 +243,9 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
     bufs = {"out": b"", "err": b""}
     open_streams = 2
     last_cancel_check = started
-    progress = _ProgressFile(root / "progress", started)
+    killed_spinning = False
+    progress = ProgressFile(root / "progress", started)
+    watch = SpinWatch(progress, proc.pid, job.spin_limit)
 
     def on_line(kind: str, line: bytes) -> None:
         text = line.decode("utf-8", "backslashreplace")  # a byte that is not UTF-8 reads \xNN, as live
@@ -326,7 +282,13 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                 result.final = p
                 if on_progress:
                     on_progress(p)
-            for key, _ in sel.select(timeout=progress.timeout()):
+            if not killed_spinning and watch.check():
+                # a node computed too long and sim.lua did not answer the signal: kill it, read
+                # what it had written, then its fatal record (below)
+                watch.kill()
+                proc.kill()
+                killed_spinning = True
+            for key, _ in sel.select(timeout=min(progress.timeout(), watch.timeout())):
                 chunk = os.read(key.fd, 65536)
                 kind = key.data
                 if not chunk:
@@ -339,6 +301,10 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                 for line in lines:
                     on_line(kind, line)
         code = proc.wait()
+        if killed_spinning:
+            k, vt, text = watch.record()
+            result.failure = text
+            on_record(k, vt, "fatal", text)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -347,7 +313,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         progress.close()
         if not keep and workdir is None:
             shutil.rmtree(root, ignore_errors=True)
-    result.code = code
+    result.code = EXIT_SPIN if killed_spinning else code
     result.wall_s = time.monotonic() - started
     if result.failure is None and code not in (0, 1):
         if code in (-9, -24):   # SIGKILL / SIGXCPU: the CPU limit

@@ -126,6 +126,57 @@ end)
     assert "node 3 computed for more than" in proc.stderr
 
 
+def spin_run(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """4 nodes; node 3 prints a line at 2.5 s, then runs `body` (at app.lua:8 on)."""
+    app = tmp_path / "spin.lua"
+    app.write_text(f"""
+require "splay.base"
+events.run(function()
+  events.sleep(2.5)
+  if job.position == 3 then
+    print("spinning now")
+    local s = 0
+{body}
+  end
+end)
+""")
+    proc, data = sim(app, tmp_path, "--nodes", "4", "--time", "10", "--spin-limit", "0.5")
+    return proc, records(data)
+
+
+def test_a_spin_in_a_for_loop_is_stopped_with_its_line_and_no_record_lost(tmp_path: Path) -> None:
+    # the watchdog's signal reaches the node's thread through the profiler's hook; the records
+    # sim.lua had buffered (node 3's print) come out before the fatal one
+    proc, recs = spin_run(tmp_path, "    for i = 1, math.huge do s = s + i % 7 end")
+    assert proc.returncode == 1
+    assert [r["text"] for r in recs if r["kind"] == "log" and r["node"] == 3][-2] == "spinning now"
+    last = recs[-1]
+    assert last["node"] == 3 and last["t"] == 2.5
+    assert last["text"].endswith("node 3 computed for more than 0.5 s of CPU without waiting, at virtual "
+                                 "time 2.500 s (at app.lua:8) - an endless loop in a handler?")
+
+
+def test_a_spin_in_a_loaded_chunk_is_stopped_without_a_line_of_app_lua(tmp_path: Path) -> None:
+    proc, recs = spin_run(tmp_path, '    load("local x = 0 while true do x = x + 1 end", "=chunk")()')
+    assert proc.returncode == 1
+    last = recs[-1]
+    assert last["node"] == 3 and last["t"] == 2.5
+    assert last["text"].endswith("node 3 computed for more than 0.5 s of CPU without waiting, at virtual "
+                                 "time 2.500 s - an endless loop in a handler?")
+
+
+def test_a_spin_inside_one_c_call_is_killed_by_the_watchdog_with_the_same_message(tmp_path: Path) -> None:
+    # a backtracking pattern: string.find never returns to Lua, so sim.lua cannot answer the
+    # signal; the runner kills it and writes the record itself (no line: it cannot know it)
+    proc, recs = spin_run(tmp_path, '    s = string.find(string.rep("a", 4000), "a*a*a*a*a*a*a*a*b")')
+    assert proc.returncode == 1
+    last = recs[-1]
+    assert last["node"] == 3 and last["t"] == 2.5
+    assert last["text"].endswith("node 3 computed for more than 0.5 s of CPU without waiting, at virtual "
+                                 "time 2.500 s - an endless loop in a handler?")
+    assert "node 3 computed for more than" in proc.stderr
+
+
 def test_a_blocking_wait_outside_the_events_loop_is_an_error_that_says_so(tmp_path: Path) -> None:
     app = tmp_path / "block.lua"
     app.write_text("""
