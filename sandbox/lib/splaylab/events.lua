@@ -239,6 +239,9 @@ function M.wait_socket(raw, dir, deadline)
   map[raw] = rec
   nsock = nsock + 1
   rec.sock, rec.dir = raw, dir
+  -- the simulator's poll looks only at sockets it was told of (live: no such function)
+  local watch = platform.watch
+  if watch then watch(raw) end
   suspend(rec, deadline)
   return rec.wake_args[1] == "ready"
 end
