@@ -21,7 +21,7 @@ Usage (sim.lua):
 Node API for start_node: node.platform (install into the node's world), node.exit(code) ends it.
 ]]
 local vnet = require "splaylab.sim.vnet"
-local queue = require "splaylab.sim.queue"
+local heap = require "splaylab.heap"
 
 local M = { _NAME = "splaylab.sim.kernel", _VERSION = "0.1" }
 
@@ -35,30 +35,30 @@ local WAIT, EXIT = {}, {}   -- what a node's coroutine yields: it waits, or it h
 local Kernel = {}
 Kernel.__index = Kernel
 
--- event queue: splaylab.sim.queue, entries {t, seq, fn, node, token} ordered by (t, seq) ------
-function Kernel:_push(e) queue.push(self.heap, e) end
-function Kernel:_pop() return queue.pop(self.heap) end
+-- event queue: a splaylab.heap of {t, seq, pos, fn, node, token} ----------------------------
+function Kernel:_push(e) heap.push(self.heap, e) end
+function Kernel:_pop() return heap.pop(self.heap) end
 
 function Kernel:_post(t, fn, node, token)
   local seq = self.seq + 1
   self.seq = seq
-  self:_push({ t, seq, fn, node, token })
+  self:_push({ t, seq, false, fn, node, token })
 end
 
 -- A node's deadline: the entry its last deadline used moves to (t, the next sequence number)
 -- when it is still queued (made stale by an earlier wake-up), instead of a new entry: the
--- stale one would be popped and dropped later (half of a Chord's events). The live entries
--- keep the order they would have had.
+-- stale one would be popped and dropped later (460 k of a 300-node Chord's 1.07 M events).
+-- The live entries keep the order they would have had.
 function Kernel:_deadline(node, t)
   local seq = self.seq + 1
   self.seq = seq
   local e = node.deadline
   if not e then
-    e = {}
+    e = { t, seq, false, nil, node, 0 }
     node.deadline = e
   end
-  e[4], e[5] = node, node.token
-  queue.move(self.heap, e, t, seq)
+  e[6] = node.token
+  heap.move(self.heap, e, t, seq)
 end
 
 --- A timed action: fn() runs at virtual time t (after what is already queued for t).
@@ -332,19 +332,19 @@ end
 --- given, is called every `tick_every` events (progress, outside any node).
 function Kernel:run(until_t, on_tick, tick_every)
   tick_every = tick_every or 4096
-  local heap = self.heap
-  while heap[1] and heap[1][1] <= until_t do
+  local queue = self.heap
+  while queue[1] and queue[1][1] <= until_t do
     local e = self:_pop()
     self.now = e[1]
     self.events = self.events + 1
-    local node = e[4]
+    local node = e[5]
     if node then
-      if node.state == "running" and node.token == e[5] then
+      if node.state == "running" and node.token == e[6] then
         node.waiting = false
         self:_resume(node)
       end
     else
-      e[3]()
+      e[4]()
     end
     if on_tick and self.events % tick_every == 0 then on_tick(self) end
   end
