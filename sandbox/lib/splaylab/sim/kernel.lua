@@ -97,7 +97,10 @@ end
 -- socket is a candidate for the owner's next poll (see ready_among).
 local function on_ready(kernel, owner, sock)
   local cand = owner.cand
-  if cand then cand[sock] = true end
+  if cand and not sock.candidate then
+    sock.candidate = true
+    cand[#cand + 1] = sock
+  end
   if waits_on(owner, sock) then wake(kernel, owner) end
 end
 
@@ -124,17 +127,23 @@ end
 -- After a poll, no socket of `readers` is readable (each one reported wakes its thread, which
 -- stops waiting on it), so only two kinds can be ready at the next: those made readable since
 -- (vnet's on_ready, also called when a node closes its own socket) and those a thread began
--- waiting on since (events.wait_socket -> platform.watch). `cand` holds both; a candidate that
--- is not ready is dropped, one that is reported is kept for the next poll to look at again.
+-- waiting on since (events.wait_socket -> platform.watch). `cand` holds both (an array, each
+-- socket once: its `candidate` flag); a candidate that is not ready is dropped, one that is
+-- reported is kept for the next poll to look at again.
 -- A node's first poll walks all its readers; before it, nothing is kept (a node that never
 -- polls, its app without events threads, keeps no closed sockets alive).
 local function ready_among(cand, readers, first)
   local out = first and { first } or nil
-  for s in pairs(cand) do
+  local kept = 0
+  for i = 1, #cand do   -- an array, not pairs: next() is not compiled by this LuaJIT
+    local s = cand[i]
+    cand[i] = nil
     if readers[s] ~= nil and s:readable() then
       if out then out[#out + 1] = s else out = { s } end
+      kept = kept + 1
+      cand[kept] = s
     else
-      cand[s] = nil
+      s.candidate = nil
     end
   end
   if out and out[2] then
@@ -204,7 +213,9 @@ local function node_platform(kernel, node)
     if cand then r = ready_among(cand, readers, x)
     else   -- the first poll walks them all; from then on the node's sockets are candidates
       r, cand = ready_in(readers, "readable", x), {}
-      for _, s in ipairs(r or {}) do cand[s] = true end
+      for _, s in ipairs(r or {}) do
+        if s ~= x then cand[#cand + 1] = s; s.candidate = true end
+      end
       node.cand = cand
     end
     local w = ready_in(writers, "writable")
@@ -219,7 +230,10 @@ local function node_platform(kernel, node)
   -- events.wait_socket: a thread begins to wait on `sock` (a candidate for the next poll).
   function p.watch(sock)
     local cand = node.cand
-    if cand then cand[sock] = true end
+    if cand and not sock.candidate then
+      sock.candidate = true
+      cand[#cand + 1] = sock
+    end
   end
   function p.tcp() return net:tcp(node, node.ip) end
   function p.udp() return net:udp(node, node.ip) end
