@@ -73,4 +73,16 @@ describe("splaylab.heap", function()
       assert.equal(n, #drain(h))
     end
   end)
+
+  it("does not take an entry of another heap for one of its own", function()
+    local old, new = {}, {}
+    local stray = { 5, 1, false }
+    heap.push(old, { 1, 2, false }); heap.push(old, stray)   -- stray sits at index 2 of old
+    local a, b = { 3, 3, false }, { 4, 4, false }
+    heap.push(new, a); heap.push(new, b)
+    heap.remove(new, stray)   -- a thread of a loop that was reset
+    assert.same({ 3, 4 }, drain(new))
+    heap.move(new, stray, 2, 5)   -- pushed, not moved
+    assert.same({ 5 }, drain(new))
+  end)
 end)

@@ -10,7 +10,7 @@ No state of its own: the array is the caller's.
 Usage: local heap = require "splaylab.heap"
   heap.push(h, e); local first = heap.pop(h)   -- h[1] is the least entry
   heap.move(h, e, t, seq)   -- e's key becomes (t, seq): moved if e is queued, else pushed
-  heap.remove(h, e)         -- e leaves the heap (no-op if it is not queued)
+  heap.remove(h, e)         -- e leaves the heap (no-op if it is not queued in h)
 ]]
 local M = { _NAME = "splaylab.heap", _VERSION = "0.2" }
 
@@ -66,15 +66,17 @@ function M.pop(h)
   return top
 end
 
+-- An entry counts as queued in h only where h holds it: an index left from another heap (the
+-- events loop starts a new one after events.exit) is not taken for one in h.
 function M.move(h, e, t, seq)
   e[1], e[2] = t, seq
   local i = e[3]
-  if i then fix(h, e, i, #h) else sift_up(h, e, #h + 1) end
+  if i and h[i] == e then fix(h, e, i, #h) else sift_up(h, e, #h + 1) end
 end
 
 function M.remove(h, e)
   local i = e[3]
-  if not i then return end
+  if not i or h[i] ~= e then return end
   e[3] = false
   local n = #h
   local last = h[n]
