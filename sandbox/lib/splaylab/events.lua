@@ -55,8 +55,7 @@ local NONE = {}            -- an empty list, never written: "nothing ready" with
 local recs = {}            -- coroutine -> record {co, token, waiting, wake_args, sock, dir}
 local ready = {}           -- records to resume next round, in order
 local spare = {}           -- the other array of ready (the round being run)
-local timers = {}          -- binary heap of {when, rec, token, seq}
-local stale = 0            -- entries of timers whose thread was woken otherwise (or killed)
+local timers = {}          -- splaylab.heap of {when, seq, pos, rec, token}: one entry per rec
 local waiters = {}         -- event name -> list of {rec, token}
 local readers, writers = {}, {}   -- raw socket -> record
 local nsock = 0
@@ -69,30 +68,16 @@ M.on_exit = function() platform.exit(0) end
 -- timer heap (by time) -----------------------------------------------------------------------
 -- Timers due at the same instant fire in the order they were set (a sequence number breaks
 -- ties): in the simulator, where instants coincide, the order then depends on nothing else.
+-- A thread woken before its deadline takes its entry out of the heap at once (splaylab.heap
+-- keeps each entry's index): a stale entry would keep the thread (its coroutine and stack)
+-- alive until the deadline (rpc: 60 s), and dropping them in bulk cost 3 % of a simulated
+-- Chord. Each thread reuses its one entry.
 local timer_seq = 0
-local function earlier(a, b)
-  if a[1] ~= b[1] then return a[1] < b[1] end
-  return a[4] < b[4]
-end
-local function heap_push(item) heap.push(timers, item, earlier) end
-local function heap_pop() return heap.pop(timers, earlier) end
 
--- A thread woken before its deadline leaves a stale entry in the heap, which would keep the
--- thread (its coroutine and stack) alive until the deadline (rpc: 60 s). Drop them in bulk
--- once they make up half the heap; the kept entries are made a heap again in O(n) (a sort
--- cost 3 % of a simulated Chord; (time, seq) is a total order: the same pops either way).
 local function forget_timer(rec)
   if rec.timed then
     rec.timed = nil
-    stale = stale + 1
-    if stale > 8 and stale * 2 > #timers then
-      local kept = {}
-      for _, t in ipairs(timers) do
-        local r = t[2]
-        if r.timed and r.token == t[3] and not r.dead then kept[#kept + 1] = t end
-      end
-      timers, stale = heap.heapify(kept, earlier), 0
-    end
+    heap.remove(timers, rec.timer)
   end
 end
 
@@ -133,7 +118,13 @@ local function suspend(rec, deadline)
   rec.waiting = true
   if deadline then
     timer_seq = timer_seq + 1
-    heap_push({ deadline, rec, rec.token, timer_seq })
+    local e = rec.timer
+    if not e then
+      e = { deadline, timer_seq, false, rec, 0 }
+      rec.timer = e
+    end
+    e[5] = rec.token
+    heap.move(timers, e, deadline, timer_seq)   -- not queued (removed or fired): pushed
     rec.timed = true
   end
   return yield(SUSPEND)
@@ -239,6 +230,9 @@ function M.wait_socket(raw, dir, deadline)
   map[raw] = rec
   nsock = nsock + 1
   rec.sock, rec.dir = raw, dir
+  -- the simulator's poll looks only at sockets it was told of (live: no such function)
+  local watch = platform.watch
+  if watch then watch(raw) end
   suspend(rec, deadline)
   return rec.wake_args[1] == "ready"
 end
@@ -315,10 +309,10 @@ end
 
 local function fire_timers(now)
   while timers[1] and timers[1][1] <= now do
-    local t = heap_pop()
-    local rec = t[2]
-    if rec.token == t[3] then rec.timed = nil end   -- this entry is gone: not stale
-    wake_with(rec, t[3], TIMEOUT)
+    local t = heap.pop(timers)
+    local rec = t[4]
+    rec.timed = nil   -- this entry is gone
+    wake_with(rec, t[5], TIMEOUT)
   end
 end
 
@@ -386,7 +380,7 @@ function M.run(f)
   end
   if exiting then
     recs, ready, spare, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}, {}
-    nsock, count, exiting, stale = 0, 0, false, 0
+    nsock, count, exiting = 0, 0, false
     leave.reset()
   end
   looping = false

@@ -9,7 +9,9 @@ live node. Writes never block (buffers are unbounded). A node's sockets are clos
 node ends (`net:close_owner(owner)`): its peers read "closed".
 
 Readiness: `sock:readable()`, `sock:writable()`; when a socket becomes readable the net calls
-`on_ready(sock.owner, sock)` (the scheduler wakes the owner if it waits on that socket).
+`on_ready(sock.owner, sock)` (the scheduler wakes the owner if it waits on that socket), also
+when its own node closes it (closed reads as readable; the scheduler's poll looks only at the
+sockets it was told of).
 
 Usage: local net = vnet.new(on_ready [, post]); local s = net:tcp(owner, ip); s:bind(ip, port) ...
 
@@ -180,6 +182,7 @@ function Tcp:close()
   local net = self.net
   if self.state == "listening" then net.tcp_listen[key(self.ip, self.port)] = nil end
   self.state = "closed"
+  net.on_ready(self.owner, self)   -- closed reads as readable: a thread of its node may wait on it
   local p = self.peer
   if p and p.state == "connected" then
     p.eof = true
@@ -263,6 +266,7 @@ end
 function Udp:close()
   if self.closed then return 1 end
   self.closed = true
+  self.net.on_ready(self.owner, self)   -- closed reads as readable (as Tcp:close)
   if self.port then self.net.udp_bound[key(self.ip, self.port)] = nil end
   local list = self.net.owned[self.owner]
   if list then list[self] = nil end
@@ -325,6 +329,7 @@ function Box:close()
   if self.state == "closed" then return 1 end
   local net = self.net
   self.state = "closed"
+  net.on_ready(self.owner, self)   -- closed reads as readable (as Tcp:close)
   self.ended = net.ending == self.owner
   local list = net.owned[self.owner]
   if list then list[self] = nil end
