@@ -13,12 +13,13 @@ cycles, nesting deeper than max_depth). What the round trip changes the copy cha
 becomes 0, NaN the decoder's NaN, a table reached twice (shared, not cyclic) two tables, nil
 values (holes) vanish, metatables are dropped. spec/benc_copy_spec.lua checks it against the
 codec on generated values. Runtime side only: apps see splay.benc unchanged.
-No state and no require: the simulator loads it once for every node (sim.lua), so the JIT's
-traces through it serve them all instead of one set per node's copy of the module.
+No require and no state a node could see (a scratch set that a copy leaves empty): the simulator
+loads it once for every node (sim.lua), so the JIT's traces through it serve them all instead of
+one set per node's copy of the module.
 ]]
 local M = { _NAME = "splaylab.benc_copy", _VERSION = "0.1" }
 
-local type, pairs, error, floor, format = type, pairs, error, math.floor, string.format
+local type, pairs, next, error, floor, format = type, pairs, next, error, math.floor, string.format
 local huge = math.huge
 local NAN = 0 / 0   -- what the decoder reads for "rnan;"
 
@@ -52,9 +53,26 @@ local function cp(v, depth, seen, max_depth)
     if seen[v] then error("benc: cannot encode a table with cycles", 0) end
     seen[v] = true
     local out, size = {}, 2                           -- "d" ... "e"
+    -- Strings and integers 0 <= n < 2^53 (most keys and leaves of a message) are sized here:
+    -- a call of cp each costs more than the rest of the copy (this walk runs interpreted).
     for k, x in pairs(v) do
-      local ck, ks = cp(k, depth + 1, seen, max_depth)
-      local cx, xs = cp(x, depth + 1, seen, max_depth)
+      local ck, ks, cx, xs
+      if type(k) == "string" then
+        local n = #k
+        ck, ks = k, (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n
+      elseif type(k) == "number" and k >= 0 and k < 2 ^ 53 and floor(k) == k then
+        ck, ks = k == 0 and 0 or k, k < 10 and 3 or k < 100 and 4 or 2 + digits(k)   -- -0 reads back 0
+      else
+        ck, ks = cp(k, depth + 1, seen, max_depth)
+      end
+      if type(x) == "string" then
+        local n = #x
+        cx, xs = x, (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n
+      elseif type(x) == "number" and x >= 0 and x < 2 ^ 53 and floor(x) == x then
+        cx, xs = x == 0 and 0 or x, x < 10 and 3 or x < 100 and 4 or 2 + digits(x)
+      else
+        cx, xs = cp(x, depth + 1, seen, max_depth)
+      end
       out[ck] = cx
       size = size + ks + xs
     end
@@ -69,8 +87,12 @@ end
 -- empty table in a long simulation (a ping answered "error"), differently from run to run:
 -- the same seed must give the same run. About 5 % of a Chord simulation's wall time.
 if jit then jit.off(cp) end
+-- The walk's set of tables being copied, empty again after a copy that did not raise (cp does
+-- not yield, so the nodes can share it); a copy that raised leaves entries: a new set then.
+local seen = {}
 function M.copy(v, max_depth)
-  return cp(v, 0, {}, max_depth or 100)
+  if next(seen) ~= nil then seen = {} end
+  return cp(v, 0, seen, max_depth or 100)
 end
 
 return M
