@@ -152,7 +152,7 @@ function M.fast_exchange(ip, port, key, req, size, deadline)
   end
   if not rep then return nil, nil, err end
   give_back(key, c)
-  return rep[1], rep[2]
+  return rep[2], rep[3]
 end
 
 -- In the simulator, the fast path unless an app's own socket listens at key (or a connection
