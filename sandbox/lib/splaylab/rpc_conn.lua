@@ -23,12 +23,14 @@ local fast = require "splaylab.rpc_fast"
 
 local M = { _NAME = "splaylab.rpc_conn", _VERSION = "0.1", rpc = nil }   -- rpc: set by splaylab.rpc
 
-local tonumber, pairs, ipairs = tonumber, pairs, ipairs
+local tonumber, ipairs = tonumber, ipairs
+-- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
+local nxt = next
 
 local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {connection, idle since}
 
 local function close_idle(older_than)
-  for key, list in pairs(pool) do
+  for key, list in nxt, pool do
     local kept = {}
     for _, entry in ipairs(list) do
       if entry[2] <= older_than then entry[1]:close(); pooled = pooled - 1 else kept[#kept + 1] = entry end
