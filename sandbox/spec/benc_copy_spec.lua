@@ -205,6 +205,26 @@ describe("splaylab.benc_copy", function()
   end)
 end)
 
+describe("splaylab.benc_copy under the JIT", function()
+  -- LuaJIT issue #827 (Debian's 2.1 build has it): a `pairs` loop that the JIT blacklists while it
+  -- runs may end early; the compiled copy walks with a plain `next` loop. #827's shape, copied
+  -- (under busted it did not fail with `pairs` either: a guard, not a reproduction)
+  it("copies every key of nested tables, again and again", function()
+    local t = { 1, 2, 3, 4, 5 }
+    local v = { a = t, b = t, c = t, d = t, e = t }
+    local function back_to_interpreter() for _ = 1, 100 do end end
+    local short = 0
+    for _ = 1, 30000 do
+      back_to_interpreter()
+      local c, size = copy(v)
+      local keys = 0
+      for _, x in pairs(c) do keys = keys + 1; if #x ~= 5 then short = short + 1 end end
+      if keys ~= 5 or size ~= 177 then short = short + 1 end
+    end
+    assert.equal(0, short)
+  end)
+end)
+
 describe("splaylab.benc_copy between simulated nodes", function()
   -- a receiver that writes into what it got must not reach the sender's tables (on the socket
   -- path it could not: it held decoded bytes), nor a metatable the sender set

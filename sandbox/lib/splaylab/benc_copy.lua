@@ -19,7 +19,8 @@ one set per node's copy of the module.
 ]]
 local M = { _NAME = "splaylab.benc_copy", _VERSION = "0.1" }
 
-local type, pairs, next, error, floor, format = type, pairs, next, error, math.floor, string.format
+local type, next, error, floor, format = type, next, error, math.floor, string.format
+local nxt = next   -- named neither next nor pairs: see the note above M.copy
 local huge = math.huge
 local NAN = 0 / 0   -- what the decoder reads for "rnan;"
 
@@ -54,22 +55,25 @@ local function cp(v, depth, seen, max_depth)
     seen[v] = true
     local out, size = {}, 2                           -- "d" ... "e"
     -- Strings and integers 0 <= n < 2^53 (most keys and leaves of a message) are sized here:
-    -- a call of cp each costs more than the rest of the copy (this walk runs interpreted).
-    for k, x in pairs(v) do
-      local ck, ks, cx, xs
-      if type(k) == "string" then
+    -- a call of cp for each cost more than the rest of the walk.
+    for k, x in nxt, v do
+      local ck, cx, ks, xs = k, x
+      local tk, tx = type(k), type(x)
+      if tk == "string" then
         local n = #k
-        ck, ks = k, (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n
-      elseif type(k) == "number" and k >= 0 and k < 2 ^ 53 and floor(k) == k then
-        ck, ks = k == 0 and 0 or k, k < 10 and 3 or k < 100 and 4 or 2 + digits(k)   -- -0 reads back 0
+        ks = (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n
+      elseif tk == "number" and k >= 0 and k < 2 ^ 53 and k % 1 == 0 then
+        if k == 0 then ck = 0 end                     -- -0 reads back 0
+        ks = k < 10 and 3 or k < 100 and 4 or 2 + digits(k)
       else
         ck, ks = cp(k, depth + 1, seen, max_depth)
       end
-      if type(x) == "string" then
+      if tx == "string" then
         local n = #x
-        cx, xs = x, (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n
-      elseif type(x) == "number" and x >= 0 and x < 2 ^ 53 and floor(x) == x then
-        cx, xs = x == 0 and 0 or x, x < 10 and 3 or x < 100 and 4 or 2 + digits(x)
+        xs = (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n
+      elseif tx == "number" and x >= 0 and x < 2 ^ 53 and x % 1 == 0 then
+        if x == 0 then cx = 0 end
+        xs = x < 10 and 3 or x < 100 and 4 or 2 + digits(x)
       else
         cx, xs = cp(x, depth + 1, seen, max_depth)
       end
@@ -82,11 +86,13 @@ local function cp(v, depth, seen, max_depth)
   error("benc: cannot encode a " .. t, 0)
 end
 
--- Interpreted, not compiled: with the JIT of Debian's LuaJIT (2.1 git 2022-03-20) this walk,
--- recursive through `pairs`, now and then copied a reply {ok = true, r = {}, n = 0} as an
--- empty table in a long simulation (a ping answered "error"), differently from run to run:
--- the same seed must give the same run. About 5 % of a Chord simulation's wall time.
-if jit then jit.off(cp) end
+-- Compiled, but the loop is `for k, x in nxt, v`, not `pairs(v)`: with `pairs` (or a variable
+-- named `next`) the parser emits the ITERN loop, which Debian's LuaJIT (2.1 git 2022-03-20) may
+-- end early when the JIT blacklists it mid-walk (LuaJIT issue #827, fixed upstream after that
+-- build; its test case fails here, docs/simulation.md). Compiled with `pairs`, this walk now and
+-- then copied a reply {ok = true, r = {}, n = 0} as an empty table in a long simulation (a ping
+-- answered "error"), differently from run to run - #827's symptom - and was kept interpreted
+-- (~1.5x slower). A plain `next` loop has no ITERN.
 -- The walk's set of tables being copied, empty again after a copy that did not raise (cp does
 -- not yield, so the nodes can share it); a copy that raised leaves entries: a new set then.
 local seen = {}
