@@ -1,6 +1,7 @@
 local events = require "splaylab.events"
 local rpc = require "splaylab.rpc"
 local urpc = require "splaylab.urpc"
+local benc = require "splaylab.benc"
 local H = require "helpers"
 
 for _, case in ipairs({ { "splaylab.rpc", rpc }, { "splaylab.urpc", urpc } }) do
@@ -85,7 +86,6 @@ end)
 describe("splaylab.rpc connection reuse", function()
   local net = require "splaylab.net"
   local llenc = require "splaylab.llenc"
-  local benc = require "splaylab.benc"
   local platform = require "splaylab.platform"
   local saved_exit, saved_keep = events.on_exit, rpc.settings.keep_alive
   setup(function() events.on_exit = function() end end)
@@ -164,5 +164,43 @@ describe("splaylab.rpc connection reuse", function()
     end)
     assert.equal(0, closed_before)
     assert.equal(1, closed_after)
+  end)
+end)
+
+describe("splaylab.rpc.dispatch", function()
+  local saved_env
+  before_each(function() saved_env = rpc.settings.env end)
+  after_each(function() rpc.settings.env = saved_env end)
+
+  -- the reply's r is walked by pairs into the wire (benc) or the fast path's copy: with holes
+  -- in the results it must be the table the loop r[i] = result i builds, in its pairs order
+  it("returns the results as the assignment loop builds them, holes included", function()
+    local cases = { {}, { 1 }, { 1, 2, 3 }, { nil, 5 }, { nil, 5, 6 }, { 1, nil, 3, nil, nil, 6, 7 },
+      { nil, nil, nil, nil, 9 }, { "a", nil, { x = 1 }, nil } }
+    for i, results in ipairs(cases) do
+      local n = table.maxn(results) + (i == #cases and 1 or 0)   -- the last ends with a nil result
+      rpc.settings.env = { f = function() return unpack(results, 1, n) end }
+      local reply = rpc.dispatch({ "f" }, 1, "rpc")
+      local loop = {}
+      for j = 1, n do loop[j] = results[j] end
+      assert.equal(n, reply.n)
+      local order, expected = {}, {}
+      for k in pairs(reply.r) do order[#order + 1] = k end
+      for k in pairs(loop) do expected[#expected + 1] = k end
+      assert.same(expected, order, "case " .. i)
+      assert.equal(benc.encode({ ok = true, r = loop, n = n }), benc.encode(reply), "case " .. i)
+    end
+  end)
+
+  it("finds plain and dotted names, and answers a global's value to a call without arguments", function()
+    local env = { f = function(a) return a end, ns = { g = function() return "g" end }, v = 3 }
+    rpc.settings.env = env
+    assert.same({ ok = true, r = { 4 }, n = 1 }, rpc.dispatch({ "f", 4 }, 2, "rpc"))
+    assert.same({ ok = true, r = { "g" }, n = 1 }, rpc.dispatch({ "ns.g" }, 1, "rpc"))
+    assert.same({ ok = true, r = { "g" }, n = 1 }, rpc.dispatch({ ".ns..g" }, 1, "rpc"))
+    assert.same({ ok = true, r = { 3 }, n = 1 }, rpc.dispatch({ "v" }, 1, "rpc"))
+    assert.equal(env, rpc.dispatch({ "" }, 1, "rpc").r[1])   -- no part: the environment itself (as before)
+    assert.same({ ok = false, err = "rpc: no function 'v' on this node" }, rpc.dispatch({ "v", 1 }, 2, "rpc"))
+    assert.same({ ok = false, err = "rpc: no function 'v.x' on this node" }, rpc.dispatch({ "v.x", 1 }, 2, "rpc"))
   end)
 end)

@@ -45,7 +45,8 @@ local type, tostring, tonumber, pcall, select, unpack, error, setmetatable, maxn
 local gmatch, find = string.gmatch, string.find
 
 local l = log.new(1, "[splay.rpc]")
-local function pack(...) return { n = select("#", ...), ... } end
+-- pcall's status, then its other values in one table and their count
+local function results(ok, ...) return ok, { ... }, select("#", ...) end
 local PING = "\0ping"
 
 -- (node, call, timeout) or (ip, port, call, timeout) -> ip, port, call, timeout
@@ -57,6 +58,12 @@ end
 local function find_function(name)
   local v = M.settings.env
   if type(name) ~= "string" then return nil end
+  if name ~= "" and not find(name, ".", 1, true) then   -- most calls: no iterator closure to make
+    if type(v) ~= "table" then return nil, nil end
+    v = v[name]
+    if type(v) == "function" then return v end
+    return nil, v
+  end
   for part in gmatch(name, "[^%.]+") do
     if type(v) ~= "table" then return nil, nil end
     v = v[part]
@@ -76,15 +83,19 @@ function M.dispatch(call, n, proto)
     if n <= 1 then return { ok = true, r = { value }, n = 1 } end
     return { ok = false, err = proto .. ": no function '" .. tostring(call[1]) .. "' on this node" }
   end
-  local res = pack(pcall(f, unpack(call, 2, n)))
-  local nres = res.n
-  if not res[1] then
-    l:warn("call to '" .. tostring(call[1]) .. "' raised: " .. tostring(res[2]))
-    return { ok = false, err = "remote error: " .. tostring(res[2]) }
+  local ok, r, nr = results(pcall(f, unpack(call, 2, n)))
+  if not ok then
+    l:warn("call to '" .. tostring(call[1]) .. "' raised: " .. tostring(r[1]))
+    return { ok = false, err = "remote error: " .. tostring(r[1]) }
   end
-  local r = {}
-  for i = 2, nres do r[i - 1] = res[i] end
-  return { ok = true, r = r, n = nres - 1 }
+  for i = 1, nr do
+    if r[i] == nil then   -- a hole: r as the loop r[i] = result i builds it (its pairs order is the wire's)
+      local t = {}
+      for j = 1, nr do t[j] = r[j] end
+      return { ok = true, r = t, n = nr }
+    end
+  end
+  return { ok = true, r = r, n = nr }
 end
 
 -- What the trace calls a failure: the remote function raised, or the call never completed.
@@ -194,6 +205,21 @@ end
 
 M.traced = traced
 
+-- "ip:port", the pool's key, remembered per address (a node calls few peers, many times)
+local keys, nkeys = {}, 0
+local function key_of(ip, port)
+  local by_port = keys[ip]
+  local key = by_port and by_port[port]
+  if key then return key end
+  key = ip .. ":" .. port
+  if type(ip) ~= "string" or port ~= port then return key end   -- (NaN: no table key)
+  if nkeys >= 4096 then keys, nkeys = {}, 0 end
+  by_port = keys[ip]
+  if not by_port then by_port = {}; keys[ip] = by_port end
+  by_port[port], nkeys = key, nkeys + 1
+  return key
+end
+
 function M.acall(...)
   local ip, port, call, timeout = parse(...)
   timeout = tonumber(timeout) or M.settings.default_timeout
@@ -202,7 +228,7 @@ function M.acall(...)
     return false, "rpc: the call must be {'function_name', args...} or 'function_name'"
   end
   if not ip or not port then return false, "rpc: bad destination" end
-  local key = ip .. ":" .. port
+  local key = key_of(ip, port)
   local req = envelope({ call = call, n = maxn(call) })
   local is_fast = conn.takes_fast_path(ip, port, key)
   local ok, msg, size = pcall(is_fast and copy or benc.encode, req, benc.settings.max_depth)

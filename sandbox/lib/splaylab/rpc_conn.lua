@@ -23,12 +23,14 @@ local fast = require "splaylab.rpc_fast"
 
 local M = { _NAME = "splaylab.rpc_conn", _VERSION = "0.1", rpc = nil }   -- rpc: set by splaylab.rpc
 
-local tonumber, pairs, ipairs = tonumber, pairs, ipairs
+local tonumber, ipairs = tonumber, ipairs
+-- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
+local nxt = next
 
 local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {connection, idle since}
 
 local function close_idle(older_than)
-  for key, list in pairs(pool) do
+  for key, list in nxt, pool do
     local kept = {}
     for _, entry in ipairs(list) do
       if entry[2] <= older_than then entry[1]:close(); pooled = pooled - 1 else kept[#kept + 1] = entry end
@@ -152,7 +154,7 @@ function M.fast_exchange(ip, port, key, req, size, deadline)
   end
   if not rep then return nil, nil, err end
   give_back(key, c)
-  return rep[1], rep[2]
+  return rep[2], rep[3]
 end
 
 -- In the simulator, the fast path unless an app's own socket listens at key (or a connection

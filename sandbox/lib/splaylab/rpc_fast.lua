@@ -26,7 +26,7 @@ Runtime side only, active when the simulator set platform.sim_net (sim.lua; not 
 --sim-transport sockets). A server keeps its real socket too: an app may still talk to it with
 its own sockets, and a call to a port where an app's own socket listens takes the socket path.
   fast.connect(ip, port, deadline, free_idle) -> link | nil, err | false (take the socket path)
-  fast.exchange(link, req, size, deadline) -> {reply, size} | nil, err, retryable
+  fast.exchange(link, req, size, deadline) -> {link, reply, size} | nil, err, retryable
   fast.serve(kind, ip, port, serve, max, settings) -> inbox   a server ("tcp": rpc, its `max`
                                                    connections, settings.idle_timeout; "udp": urpc)
   fast.received(item) -> bool, fast.reply(item, reply, size) -> bool    the rpc server's side
@@ -107,8 +107,8 @@ function M.connect(ip, port, deadline, free_idle)
   return c
 end
 
--- A message of one end of a link reaches the other (a request: {link, request, size}; a
--- reply: {link, {reply, size}}), unless its sender's node ended meanwhile.
+-- A message of one end of a link reaches the other ({link, request or reply, size}), unless
+-- its sender's node ended meanwhile.
 local function deliver(item)
   local from = item[1]
   if from.ended then return end
@@ -134,15 +134,14 @@ function M.exchange(c, req, size, deadline)
   while true do
     local item = c:take()
     if item then
-      local rep = item[2]
-      local rframe = frame_size(rep[2])
+      local rframe = frame_size(item[3])
       ok, err = policy.budget("receive", rframe)
       if not ok then
         policy.stats.received = policy.settings.max_receive
         return nil, err
       end
       policy.stats.received = policy.stats.received + rframe
-      return rep
+      return item
     end
     if c.state ~= "open" then return nil, "closed", true end
     if not events.wait_socket(c, "r", deadline) then return nil, "timeout" end
@@ -215,7 +214,7 @@ function M.reply(item, reply, size)
   local frame = frame_size(size)
   if size > llenc.settings.max_size or not policy.budget("send", frame) then return false end
   policy.stats.sent = policy.stats.sent + frame
-  send(s, { s, { reply, size } }, frame)
+  send(s, { s, reply, size }, frame)
   return true
 end
 

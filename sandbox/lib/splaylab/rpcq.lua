@@ -36,8 +36,10 @@ local M = { _NAME = "splaylab.rpcq", _VERSION = "0.1", mode = "rpcq",
   settings = { default_timeout = 60, window_size = 2, reconnect_interval = 5, clean_timeout = 60,
     max = nil, nodelay = nil, backlog = 128 } }
 
-local type, tostring, tonumber, pcall, pairs, ipairs, maxn, remove, insert, sort =
-  type, tostring, tonumber, pcall, pairs, ipairs, table.maxn, table.remove, table.insert, table.sort
+local type, tostring, tonumber, pcall, ipairs, maxn, remove, insert, sort =
+  type, tostring, tonumber, pcall, ipairs, table.maxn, table.remove, table.insert, table.sort
+-- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
+local nxt = next
 
 local l = log.new(1, "[splay.rpcq]")
 M.l_o = l   -- SPLAY's name for the module's logger
@@ -55,7 +57,7 @@ end
 
 local function connected()
   local n = 0
-  for _, p in pairs(peers) do if p.status == "up" then n = n + 1 end end
+  for _, p in nxt, peers do if p.status == "up" then n = n + 1 end end
   return n
 end
 
@@ -69,7 +71,7 @@ local function lost(p, gen)
   counts.die = counts.die + 1   -- SPLAY's count of connections ended
   if p.sock then p.sock:close(); p.sock = nil end
   local back = {}
-  for _, msg in pairs(p.inflight) do back[#back + 1] = msg end
+  for _, msg in nxt, p.inflight do back[#back + 1] = msg end
   sort(back, function(a, b) return a.id < b.id end)
   for i = #back, 1, -1 do insert(p.queue, 1, back[i]) end
   p.inflight, p.ninflight = {}, 0
@@ -125,7 +127,7 @@ end
 -- Close the least recently used idle connection (settings.max reached).
 local function close_lru()
   local best
-  for _, p in pairs(peers) do
+  for _, p in nxt, peers do
     if p.status == "up" and not p.queue[1] and p.ninflight == 0 and (not best or p.last < best.last) then best = p end
   end
   if best then
@@ -170,7 +172,7 @@ function start_reconnector()
     repeat
       events.sleep(M.settings.reconnect_interval)
       local waiting = false
-      for _, p in pairs(peers) do
+      for _, p in nxt, peers do
         if p.status == "down" then
           drop_expired(p)
           if p.queue[1] then waiting = true; events.thread(function() connect(p) end) end
@@ -188,7 +190,7 @@ local function start_cleaner()
     repeat
       events.sleep(5)
       local timeout, any = M.settings.clean_timeout, false
-      for _, p in pairs(peers) do
+      for _, p in nxt, peers do
         if p.status == "up" then
           if timeout and not p.queue[1] and p.ninflight == 0 and p.last < platform.now() - timeout then
             counts.clean = counts.clean + 1
@@ -305,7 +307,7 @@ end
 
 function M.stats()
   local n = 0
-  for _ in pairs(peers) do n = n + 1 end
+  for _ in nxt, peers do n = n + 1 end
   return number, n, connected(), counts.connect, counts.clean, counts.lru
 end
 

@@ -34,6 +34,8 @@ local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next =
   coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
 local floor, concat, sub, find, format = math.floor, table.concat, string.sub, string.find, string.format
+-- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
+local nxt = next
 
 local MAX_LINE = 3900        -- below the 4,096-byte line cap of every runner and daemon
 local MAX_NAME = 64
@@ -226,7 +228,7 @@ local function walk(v, depth, t)
     end
   end
   if depth >= LEARN_DEPTH then return end
-  for _, x in next, v do
+  for _, x in nxt, v do
     if type(x) == "table" then walk(x, depth + 1, t) end
   end
 end
