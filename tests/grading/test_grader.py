@@ -168,8 +168,11 @@ def test_a_cached_reference_is_read_and_digested_once_per_process_and_never_outl
     hit = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)     # reads it
     again = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)
     assert not first.cached and hit.cached and again is hit      # read once, then from memory
-    hit.derived["run_data"] = "digested"                           # what grade() keeps with it
-    assert runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path).derived["run_data"] == "digested"
+    starter = (CHORD / "starter" / "app.lua").read_text()
+    grade(a, starter, cache_dir=tmp_path)            # digests the reference's records, keeps them with its run
+    kept = hit.derived["run_data"]
+    grade(a, starter, cache_dir=tmp_path)
+    assert hit.derived["run_data"] is kept           # the next grading does not digest them again
     for f in tmp_path.glob("*.json"):   # an instructor empties the cache: the memory is not served
         f.unlink()
     rerun = runner.execute(a.reference, run, harness=a.harness, cache_dir=tmp_path)
