@@ -59,8 +59,12 @@ function M.poll(readers, writers, extra, timeout)
   return M.select(r, w, timeout)
 end
 
-function M.tcp() return socket.tcp() end
-function M.udp() return socket.udp() end
+-- IPv4 sockets, created at once: LuaSocket's socket.tcp() makes a family-less socket that only
+-- exists after bind/connect, so an option set before the bind (reuseaddr: a server reopened on
+-- its port while its last connection waits in TIME_WAIT, as a node rejoining under churn does)
+-- was silently dropped. Every address SplayLab hands a node is IPv4.
+function M.tcp() return socket.tcp4() end
+function M.udp() return socket.udp4() end
 
 function M.toip(host)
   if host == "*" or host:match("^%d+%.%d+%.%d+%.%d+$") then return host end
