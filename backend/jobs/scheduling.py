@@ -21,6 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count
+from django.utils import timezone
 
 from daemons.commands import Command, Reply, commands_send
 from daemons.models import Daemon
@@ -325,8 +326,12 @@ def job_schedule_run(job_id: int) -> None:
     # START answers at once (the daemon launches its nodes afterwards): every instance becomes
     # RUNNING, or FAILED with why, by its daemon's own report, so no wait here grows with the
     # job's size (a churn job's nodes likewise report each join).
+    # t = 0 of the job's logs is the moment START leaves, not when the last daemon answered: a
+    # daemon that answers first launches its nodes while a loaded one is still replying, and
+    # their first lines would otherwise come before the job's start.
+    started_at = timezone.now()
     _command_all(job, {d: start for d in listed}, names, "start")
-    if not job_state_set(job_id, expect=[State.REGISTERING], to=State.RUNNING):
+    if not job_state_set(job_id, expect=[State.REGISTERING], to=State.RUNNING, started_at=started_at):
         job.refresh_from_db()
         return _abandon(job, set(used))
     job_finish_if_done(job_id)  # e.g. every daemon failed to start

@@ -5,6 +5,7 @@ import math
 
 import pytest
 from channels.db import database_sync_to_async as db
+from django.utils import timezone
 
 from daemons.tests.factories import daemon_make
 from daemons.tests.wsdaemon import FakeSplayd
@@ -82,13 +83,17 @@ async def test_reserves_a_superset_keeps_first_answers_frees_extras_and_starts(s
     await s1.reply(l1)
     await s2.reply(l2)
     st1, st2 = await s1.expect("start"), await s2.expect("start")
+    started_on_lab1 = timezone.now()  # lab-1 launches its nodes from here on
     assert st1["job"] == st2["job"] == job.id
     await s1.reply(st1, accepted=[1, 2, 3])
+    await asyncio.sleep(0.3)  # lab-2 answers late
     await s2.reply(st2, accepted=[4])
     await asyncio.wait_for(task, 10)
 
     await db(job.refresh_from_db)()
-    assert job.state == Job.State.RUNNING and job.started_at is not None
+    assert job.state == Job.State.RUNNING
+    # t = 0 of the job's logs comes before any node could print, not after the last answer
+    assert job.started_at is not None and job.started_at <= started_on_lab1
     # START only accepted them: each instance is RUNNING once its daemon reports it launched
     assert await db(_instances)(job) == [
         (1, "lab-1", 21000, "RESERVED"), (2, "lab-1", 21001, "RESERVED"),
