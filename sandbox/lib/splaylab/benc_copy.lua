@@ -20,7 +20,7 @@ one set per node's copy of the module.
 local M = { _NAME = "splaylab.benc_copy", _VERSION = "0.1" }
 
 local type, next, error, floor, format = type, next, error, math.floor, string.format
-local nxt = next   -- named neither next nor pairs: see the note above M.copy
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 local huge = math.huge
 local NAN = 0 / 0   -- what the decoder reads for "rnan;"
 
@@ -97,7 +97,7 @@ end
 -- not yield, so the nodes can share it); a copy that raised leaves entries: a new set then.
 local seen = {}
 function M.copy(v, max_depth)
-  if next(seen) ~= nil then seen = {} end
+  if nxt(seen) ~= nil then seen = {} end
   return cp(v, 0, seen, max_depth or 100)
 end
 

@@ -25,7 +25,7 @@ local M = { _NAME = "splaylab.rpc_conn", _VERSION = "0.1", rpc = nil }   -- rpc:
 
 local tonumber, ipairs = tonumber, ipairs
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
-local nxt = next
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
 local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {connection, idle since}
 

@@ -39,7 +39,7 @@ local M = { _NAME = "splaylab.rpcq", _VERSION = "0.1", mode = "rpcq",
 local type, tostring, tonumber, pcall, ipairs, maxn, remove, insert, sort =
   type, tostring, tonumber, pcall, ipairs, table.maxn, table.remove, table.insert, table.sort
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
-local nxt = next
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
 local l = log.new(1, "[splay.rpcq]")
 M.l_o = l   -- SPLAY's name for the module's logger

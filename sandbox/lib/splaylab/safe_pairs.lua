@@ -12,6 +12,10 @@ The specialisation is taken only when the loop's iterator is the builtin `next`.
 sim.lua load this module before anything else: the process's pairs and next become Lua
 functions over the builtin, every loop walks through a plain call, and the JIT still compiles
 it (the call is inlined). Same results, same order, same errors with the builtins' words.
+
+The runtime's own hot walks (benc_copy, trace, rpc_conn, rpcq, the simulator's kernel) skip the
+wrapper's call: they walk with this module's `next_builtin` in a loop whose iterator is named
+neither `next` nor `pairs` (`for k, v in nxt, t`), which the parser never makes an ITERN loop.
 ]]
 -- luacheck: globals pairs next
 local next_builtin, type, error, select = next, type, error, select

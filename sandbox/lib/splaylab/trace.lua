@@ -35,7 +35,7 @@ local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, ra
   coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
 local floor, concat, sub, find, format = math.floor, table.concat, string.sub, string.find, string.format
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
-local nxt = next
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
 local MAX_LINE = 3900        -- below the 4,096-byte line cap of every runner and daemon
 local MAX_NAME = 64

@@ -30,6 +30,8 @@ local create, resume, yield, running, costatus =
 local sort, error, ipairs, pairs, setmetatable, tostring =
   table.sort, error, ipairs, pairs, setmetatable, tostring
 
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
+
 local WAIT, EXIT = {}, {}   -- what a node's coroutine yields: it waits, or it has ended
 
 local Kernel = {}
@@ -108,7 +110,7 @@ end
 -- leave signal, id 0); nil when none is.
 local function ready_in(set, method, first)
   local out = first and { first } or nil
-  for s in pairs(set) do
+  for s in nxt, set do
     if s[method](s) then
       if out then out[#out + 1] = s else out = { s } end
     end
