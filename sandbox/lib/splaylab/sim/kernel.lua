@@ -106,15 +106,9 @@ local function on_ready(kernel, owner, sock)
   if waits_on(owner, sock) then wake(kernel, owner) end
 end
 
--- The sockets among the keys of `set` that are ready, in creation order, after `first` (the
--- leave signal, id 0); nil when none is.
-local function ready_in(set, method, first)
-  local out = first and { first } or nil
-  for s in nxt, set do
-    if s[method](s) then
-      if out then out[#out + 1] = s else out = { s } end
-    end
-  end
+-- A poll's answer in LuaSocket's shape: the ready sockets in creation order (the leave signal,
+-- id 0, first), each also a key of the array; nil stays nil (none ready).
+local function indexed(out)
   if out and out[2] then
     sort(out, by_id)
     for _, s in ipairs(out) do out[s] = true end
@@ -122,6 +116,18 @@ local function ready_in(set, method, first)
     out[out[1]] = true
   end
   return out
+end
+
+-- The sockets among the keys of `set` that are ready, in creation order, after `first` (the
+-- leave signal); nil when none is.
+local function ready_in(set, method, first)
+  local out = first and { first } or nil
+  for s in nxt, set do
+    if s[method](s) then
+      if out then out[#out + 1] = s else out = { s } end
+    end
+  end
+  return indexed(out)
 end
 
 -- The same answer as ready_in(readers, "readable", first) without walking every socket the
@@ -148,13 +154,7 @@ local function ready_among(cand, readers, first)
       s.candidate = nil
     end
   end
-  if out and out[2] then
-    sort(out, by_id)
-    for _, s in ipairs(out) do out[s] = true end
-  elseif out then
-    out[out[1]] = true
-  end
-  return out
+  return indexed(out)
 end
 
 local function leave_signal()
