@@ -29,8 +29,13 @@ set, is called once, the first time the loop is about to block.
 Graceful leave: once node.lua called platform.catch_leave(), the loop's select also watches
 platform.leave_signal() (and reads it every settings.leave_poll s while threads keep the loop
 busy); splaylab.events_leave runs the on_leave handlers (its header says how). Semaphores and
-locks are splaylab.events_locks, on this scheduler's suspend and wake-up.
+locks are splaylab.events_locks, fire/wait/periodic splaylab.events_named, on its suspend and wake-up.
 Outside a thread, sleep blocks the process; wait and lock raise (nothing could wake them).
+In the simulator (platform.scheduler set: splaylab.sim.kernel) the kernel runs the threads
+itself: a thread made ready, or whose deadline comes, is an event of the kernel's queue that
+runs `step` for it, and a message arriving wakes the thread waiting on its socket, with no
+round of this loop in between; the loop only waits for a leave request or its own end (no
+thread ready, sleeping or waiting on a socket), as live (docs/simulation.md "Threads").
 Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once). A leave
 request is seen only when the loop runs: a thread that computes without yielding, or code
 blocking outside a thread, delays it (up to the host's SIGKILL).
@@ -40,6 +45,7 @@ local heap = require "splaylab.heap"
 local trace = require "splaylab.trace"
 local leave = require "splaylab.events_leave"
 local locks = require "splaylab.events_locks"
+local named = require "splaylab.events_named"
 
 local M = { _NAME = "splaylab.events", _VERSION = "0.3", settings = { poll_every = 1, leave_poll = 0.05 } }
 
@@ -56,11 +62,13 @@ local recs = {}            -- coroutine -> record {co, token, waiting, wake_args
 local ready = {}           -- records to resume next round, in order
 local spare = {}           -- the other array of ready (the round being run)
 local timers = {}          -- splaylab.heap of {when, seq, pos, rec, token}: one entry per rec
-local waiters = {}         -- event name -> list of {rec, token}
 local readers, writers = {}, {}   -- raw socket -> record
 local nsock = 0
 local looping, exiting = false, false
 local count = 0
+local sched = platform.scheduler   -- the simulator's kernel (nil live): it runs the threads itself
+local direct = false               -- sched runs them now: the loop has started
+local queued, ntimed = 0, 0        -- direct: ready events not yet run; threads with a deadline
 
 M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
@@ -77,8 +85,13 @@ local timer_seq = 0
 local function forget_timer(rec)
   if rec.timed then
     rec.timed = nil
-    heap.remove(timers, rec.timer)
+    ntimed = ntimed - 1
+    if sched then sched.cancel(rec) else heap.remove(timers, rec.timer) end
   end
+end
+
+local function make_ready(rec)
+  if direct then queued = queued + 1; sched.ready(rec) else ready[#ready + 1] = rec end
 end
 
 -- threads ----------------------------------------------------------------------------------
@@ -105,7 +118,7 @@ local function wake_with(rec, token, args)
   drop_socket_wait(rec)
   forget_timer(rec)
   rec.wake_args = args
-  ready[#ready + 1] = rec
+  make_ready(rec)
   return true
 end
 local function wake(rec, token, ...)
@@ -117,15 +130,20 @@ end
 local function suspend(rec, deadline)
   rec.waiting = true
   if deadline then
-    timer_seq = timer_seq + 1
-    local e = rec.timer
-    if not e then
-      e = { deadline, timer_seq, false, rec, 0 }
-      rec.timer = e
+    if sched then
+      sched.deadline(rec, deadline)
+    else
+      timer_seq = timer_seq + 1
+      local e = rec.timer
+      if not e then
+        e = { deadline, timer_seq, false, rec, 0 }
+        rec.timer = e
+      end
+      e[5] = rec.token
+      heap.move(timers, e, deadline, timer_seq)   -- not queued (removed or fired): pushed
     end
-    e[5] = rec.token
-    heap.move(timers, e, deadline, timer_seq)   -- not queued (removed or fired): pushed
     rec.timed = true
+    ntimed = ntimed + 1
   end
   return yield(SUSPEND)
 end
@@ -141,7 +159,7 @@ function M.thread(f)
   local rec = { co = co, token = 0, waiting = false }
   recs[co] = rec
   count = count + 1
-  ready[#ready + 1] = rec
+  make_ready(rec)
   return co
 end
 
@@ -160,60 +178,6 @@ function M.yield()
   if rec then yield() end
 end
 
-function M.periodic(a, b)
-  local period, f = a, b
-  if type(a) == "function" then period, f = b, a end
-  period = tonumber(period)
-  if not period or period < 0 or type(f) ~= "function" then
-    error("events.periodic: expected (seconds, function) or (function, seconds)", 2)
-  end
-  -- As SPLAY's events.periodic: wait a period first, start each call as a thread of its own,
-  -- skip a tick while the previous call runs (SPLAY's own apps rely on the first wait: its
-  -- cyclon.lua's first shuffle comes one period after it sets the periodic).
-  return M.thread(function()
-    local next_at, call = platform.now(), nil
-    while true do
-      next_at = next_at + period
-      local now = platform.now()
-      if next_at < now then next_at = now end
-      M.sleep(next_at - now)
-      if not call or M.dead(call) then call = M.thread(f) end
-    end
-  end)
-end
-
-function M.fire(name, ...)
-  local list = waiters[name]
-  if not list then return 0 end
-  waiters[name] = nil
-  local n = 0
-  for _, w in ipairs(list) do
-    if wake(w[1], w[2], true, ...) then n = n + 1 end
-  end
-  return n
-end
-
-function M.wait(name, timeout)
-  local rec = current()
-  if not rec then error("events.wait: only inside an events thread", 2) end
-  local list = waiters[name]
-  if not list then list = {}; waiters[name] = list end
-  list[#list + 1] = { rec, rec.token }
-  local deadline = timeout and tonumber(timeout) and platform.now() + tonumber(timeout)
-  suspend(rec, deadline)
-  local args = rec.wake_args
-  if args[1] ~= true then
-    -- timed out: forget our entry
-    local l = waiters[name]
-    if l then
-      for i = #l, 1, -1 do if l[i][1] == rec then table.remove(l, i) end end
-      if #l == 0 then waiters[name] = nil end
-    end
-    return false
-  end
-  return unpack(args, 1, args.n)
-end
-
 -- Wait until a raw transport socket is readable ("r") or writable ("w"), or the deadline.
 -- Outside a thread it blocks the process in select. Returns true when ready.
 function M.wait_socket(raw, dir, deadline)
@@ -230,9 +194,14 @@ function M.wait_socket(raw, dir, deadline)
   map[raw] = rec
   nsock = nsock + 1
   rec.sock, rec.dir = raw, dir
-  -- the simulator's poll looks only at sockets it was told of (live: no such function)
-  local watch = platform.watch
-  if watch then watch(raw) end
+  -- the simulator wakes a thread when its socket becomes readable: one already ready (or a
+  -- writer: the simulator's writes never block) is ready at once, as the loop's poll finds it
+  if direct and (dir == "w" or raw:readable()) then
+    rec.waiting = true
+    wake_with(rec, rec.token, READY)
+    yield(SUSPEND)
+    return rec.wake_args[1] == "ready"
+  end
   suspend(rec, deadline)
   return rec.wake_args[1] == "ready"
 end
@@ -277,10 +246,12 @@ function M.exit()
   if current() then yield(KILLED) end
 end
 
--- graceful leave (splaylab.events_leave), semaphores and locks (splaylab.events_locks) -------
+-- graceful leave (events_leave), semaphores and locks (events_locks), fire, wait, periodic (events_named)
 leave.attach(M)
 M.on_leave = leave.on_leave
 locks.attach(M, { current = current, suspend = suspend, wake = wake })
+named.attach(M, { current = current, suspend = suspend, wake = wake })
+M.periodic, M.fire, M.wait = named.periodic, named.fire, named.wait
 M.semaphore, M.lock, M.synchronize = locks.semaphore, locks.lock, locks.synchronize
 
 -- the loop ---------------------------------------------------------------------------------
@@ -303,15 +274,45 @@ local function step(rec)
   end
   -- SUSPEND: the thread registered its wake-up; plain yield: M.yield queued it already
   if what ~= SUSPEND and what ~= KILLED and not rec.dead and not rec.waiting then
-    ready[#ready + 1] = rec
+    make_ready(rec)
   end
 end
+
+-- direct (the simulator's kernel runs these): a ready thread's turn; a thread's deadline. The
+-- loop (parked in M.run) ends when nothing is left that could run, as the live loop does.
+local function check_end()
+  if exiting or (queued == 0 and nsock == 0 and ntimed == 0) then sched.unpark() end
+end
+local function run_ready(rec)
+  queued = queued - 1
+  step(rec)
+  check_end()
+end
+local function run_deadline(rec, token)
+  rec.timed = nil   -- this entry is gone
+  ntimed = ntimed - 1
+  if rec.waiting and rec.token == token and not rec.dead then
+    rec.waiting = false
+    rec.token = rec.token + 1
+    drop_socket_wait(rec)
+    rec.wake_args = TIMEOUT
+    step(rec)
+  end
+  check_end()
+end
+-- a socket became readable (a message arrived, the peer closed): its thread is ready
+local function socket_ready(raw)
+  local rec = readers[raw]
+  if rec then wake_with(rec, rec.token, READY) end
+end
+if sched then sched.attach(run_ready, run_deadline, socket_ready) end
 
 local function fire_timers(now)
   while timers[1] and timers[1][1] <= now do
     local t = heap.pop(timers)
     local rec = t[4]
     rec.timed = nil   -- this entry is gone
+    ntimed = ntimed - 1
     wake_with(rec, t[5], TIMEOUT)
   end
 end
@@ -350,6 +351,17 @@ function M.run(f)
   if f ~= nil then M.thread(f) end
   if looping then return end   -- run() from inside a thread only schedules f
   looping = true
+  if sched then   -- the kernel runs the threads: wait for a leave request or the end
+    direct = true
+    for i, rec in ipairs(ready) do ready[i] = nil; make_ready(rec) end
+    local leave_signal = platform.leave_signal()
+    while not exiting and (queued > 0 or nsock > 0 or ntimed > 0) do
+      idle()
+      sched.park(leave_signal)
+      if leave_signal and leave_signal:readable() then leave.requests(leave_signal:received()) end
+    end
+    direct = false
+  end
   while not exiting do
     fire_timers(platform.now())
     if #ready > 0 then
@@ -379,8 +391,9 @@ function M.run(f)
     end
   end
   if exiting then
-    recs, ready, spare, timers, waiters, readers, writers = {}, {}, {}, {}, {}, {}, {}
-    nsock, count, exiting = 0, 0, false
+    recs, ready, spare, timers, readers, writers = {}, {}, {}, {}, {}, {}
+    named.reset()
+    nsock, count, exiting, queued, ntimed = 0, 0, false, 0, 0
     leave.reset()
   end
   looping = false

@@ -3,8 +3,12 @@ splaylab.sim.kernel - the discrete-event core of the simulator: a virtual clock,
 and every node of a job as a coroutine with a platform of its own (splaylab.platform's
 functions on virtual time and sim.vnet sockets).
 
-A node runs until it waits: its events loop asks its platform to sleep or to select; that
-platform yields the node's coroutine back here with the wake-up it needs (a time, sockets).
+A node's main code runs in its coroutine until it waits (sleep, select: that platform
+yields the coroutine back here with the wake-up it needs, a time or sockets). Its events
+threads are run by the kernel itself (platform.scheduler, used by splaylab.events): a thread
+made ready, or whose deadline comes, is an event of the queue, and a socket that becomes
+readable makes its waiting thread ready; the node's coroutine, in its events loop, only waits
+for a leave request or the loop's end. One resume per wake-up, no loop round in between.
 The queue is ordered by (virtual time, sequence number): ties keep the order events were
 posted, so a run depends on nothing but its inputs. A socket that becomes readable wakes its
 owner at the current virtual time if the owner waits on it; sockets are always reported in
@@ -18,7 +22,8 @@ Usage (sim.lua):
   k:start(position, session_spec)    -- a node joins now: returns the node
   k:leave(node, graceful)            -- churn: fail now, or ask to leave (killed after grace)
   k:run(until_t, on_tick)            -- process events up to until_t
-Node API for start_node: node.platform (install into the node's world), node.exit(code) ends it.
+Node API for start_node: node.platform (install into the node's world); its exit(code) ends
+the node (from a thread: once the thread's turn is over).
 ]]
 local vnet = require "splaylab.sim.vnet"
 local heap = require "splaylab.heap"
@@ -30,21 +35,33 @@ local create, resume, yield, running, costatus =
 local sort, error, ipairs, pairs, setmetatable, tostring =
   table.sort, error, ipairs, pairs, setmetatable, tostring
 
-local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
 local WAIT, EXIT = {}, {}   -- what a node's coroutine yields: it waits, or it has ended
 
 local Kernel = {}
 Kernel.__index = Kernel
 
--- event queue: a splaylab.heap of {t, seq, pos, fn, node, token} ----------------------------
+-- event queue: a splaylab.heap of {t, seq, pos, fn, node, token | rec, rec's token}: fn alone (a
+-- timed action), node and its token (its coroutine resumes), or fn, node and a thread ------
 function Kernel:_push(e) heap.push(self.heap, e) end
 function Kernel:_pop() return heap.pop(self.heap) end
 
-function Kernel:_post(t, fn, node, token)
+-- Most events are posted for the current instant (a thread made ready, a node woken): those
+-- wait in a FIFO beside the heap, in parallel arrays (no table, no heap operation each). All
+-- of the FIFO's events have one time (fifo_t) and come in posting order, so taking the
+-- earlier of its head and the heap's top keeps the order (t, seq) exactly.
+function Kernel:_post(t, fn, node, token, arg)
   local seq = self.seq + 1
   self.seq = seq
-  self:_push({ t, seq, false, fn, node, token })
+  local tail = self.fifo_tail
+  if t == self.fifo_t or (tail < self.fifo_head and t == self.now) then
+    tail = tail + 1
+    self.fifo_tail, self.fifo_t = tail, t
+    self.fifo_seq[tail], self.fifo_fn[tail], self.fifo_node[tail] = seq, fn or false, node or false
+    self.fifo_token[tail], self.fifo_arg[tail] = token or false, arg or false
+    return
+  end
+  self:_push({ t, seq, false, fn, node, token, arg })
 end
 
 -- A node's deadline: the entry its last deadline used moves to (t, the next sequence number)
@@ -88,73 +105,13 @@ local function wake(kernel, node)
   end
 end
 
--- Does the node wait on that socket (in a select, or in its events loop's poll)?
-local function waits_on(node, sock)
-  if node.wait_set then return node.wait_set[sock] end
-  local r = node.poll_r
-  return r ~= nil and (r[sock] ~= nil or node.poll_w[sock] ~= nil or node.poll_x == sock)
-end
-
--- A socket became readable: its owner wakes now if it waits on that socket. Either way the
--- socket is a candidate for the owner's next poll (see ready_among).
+-- A socket became readable: the thread of its owner that waits on it is ready (its events
+-- module says which); the owner's own coroutine wakes if it waits on it in a select.
 local function on_ready(kernel, owner, sock)
-  local cand = owner.cand
-  if cand and not sock.candidate then
-    sock.candidate = true
-    cand[#cand + 1] = sock
-  end
-  if waits_on(owner, sock) then wake(kernel, owner) end
-end
-
--- A poll's answer in LuaSocket's shape: the ready sockets in creation order (the leave signal,
--- id 0, first), each also a key of the array; nil stays nil (none ready).
-local function indexed(out)
-  if out and out[2] then
-    sort(out, by_id)
-    for _, s in ipairs(out) do out[s] = true end
-  elseif out then
-    out[out[1]] = true
-  end
-  return out
-end
-
--- The sockets among the keys of `set` that are ready, in creation order, after `first` (the
--- leave signal); nil when none is.
-local function ready_in(set, method, first)
-  local out = first and { first } or nil
-  for s in nxt, set do
-    if s[method](s) then
-      if out then out[#out + 1] = s else out = { s } end
-    end
-  end
-  return indexed(out)
-end
-
--- The same answer as ready_in(readers, "readable", first) without walking every socket the
--- node waits on (a Chord node waits on each pooled connection: the walk was 5 % of a run).
--- After a poll, no socket of `readers` is readable (each one reported wakes its thread, which
--- stops waiting on it), so only two kinds can be ready at the next: those made readable since
--- (vnet's on_ready, also called when a node closes its own socket) and those a thread began
--- waiting on since (events.wait_socket -> platform.watch). `cand` holds both (an array, each
--- socket once: its `candidate` flag); a candidate that is not ready is dropped, one that is
--- reported is kept for the next poll to look at again.
--- A node's first poll walks all its readers; before it, nothing is kept (a node that never
--- polls, its app without events threads, keeps no closed sockets alive).
-local function ready_among(cand, readers, first)
-  local out = first and { first } or nil
-  local kept = 0
-  for i = 1, #cand do   -- an array, not pairs: next() is not compiled by this LuaJIT
-    local s = cand[i]
-    cand[i] = nil
-    if readers[s] ~= nil and s:readable() then
-      if out then out[#out + 1] = s else out = { s } end
-      kept = kept + 1
-      cand[kept] = s
-    else
-      s.candidate = nil
-    end
-  end
-  return indexed(out)
+  local socket_ready = owner.socket_ready
+  if socket_ready then socket_ready(sock) end
+  local set = owner.wait_set
+  if set and set[sock] then wake(kernel, owner) end
 end
 
 local function leave_signal()
@@ -206,37 +163,40 @@ local function node_platform(kernel, node)
     suspend(timeout and kernel.now + timeout, set)
     return ready_of(recvt, "readable"), ready_of(sendt, "writable")
   end
-  -- The events loop's wait on its own reader and writer sets (keyed by socket), without the
-  -- arrays LuaSocket's select takes: nil for "none ready" (the loop's common case).
-  function p.poll(readers, writers, extra, timeout)
-    if timeout and timeout < 0 then timeout = 0 end
-    local x = extra and extra:readable() and extra or nil
-    local cand, r = node.cand
-    if cand then r = ready_among(cand, readers, x)
-    else   -- the first poll walks them all; from then on the node's sockets are candidates
-      r, cand = ready_in(readers, "readable", x), {}
-      for _, s in ipairs(r or {}) do
-        if s ~= x then cand[#cand + 1] = s; s.candidate = true end
-      end
-      node.cand = cand
-    end
-    local w = ready_in(writers, "writable")
-    if r or w or timeout == 0 then return r, w end
-    blocking("select")
-    node.poll_r, node.poll_w, node.poll_x = readers, writers, extra
-    suspend(timeout and kernel.now + timeout, nil)
-    node.poll_r, node.poll_w, node.poll_x = nil, nil, nil
-    x = extra and extra:readable() and extra or nil
-    return ready_among(cand, readers, x), ready_in(writers, "writable")
+  -- The events loop's scheduler (splaylab.events): its threads are events of the kernel.
+  local sched = {}
+  function sched.attach(run_ready, run_deadline, socket_ready)
+    node.run_ready, node.run_deadline, node.socket_ready = run_ready, run_deadline, socket_ready
   end
-  -- events.wait_socket: a thread begins to wait on `sock` (a candidate for the next poll).
-  function p.watch(sock)
-    local cand = node.cand
-    if cand and not sock.candidate then
-      sock.candidate = true
-      cand[#cand + 1] = sock
+  function sched.ready(rec) kernel:_post(kernel.now, node.run_ready, node, rec) end
+  -- the thread's one deadline entry, moved in place (splaylab.heap) or queued again
+  function sched.deadline(rec, t)
+    if t < kernel.now then t = kernel.now end
+    local seq = kernel.seq + 1
+    kernel.seq = seq
+    local e = rec.deadline
+    if not e then
+      e = { t, seq, false, node.run_deadline, node, rec, 0 }
+      rec.deadline = e
     end
+    e[7] = rec.token
+    heap.move(kernel.heap, e, t, seq)
   end
+  function sched.cancel(rec)
+    local e = rec.deadline
+    if e then heap.remove(kernel.heap, e) end
+  end
+  -- the loop waits for a leave request (leave_signal) or unpark (no thread left to run)
+  function sched.park(signal)
+    blocking("events.run")
+    node.parked = true
+    suspend(nil, signal and { [signal] = true } or {})
+    node.parked = false
+  end
+  function sched.unpark()
+    if node.parked then wake(kernel, node) end
+  end
+  p.scheduler = sched
   function p.tcp() return net:tcp(node, node.ip) end
   function p.udp() return net:udp(node, node.ip) end
   function p.toip(host)
@@ -250,9 +210,10 @@ local function node_platform(kernel, node)
   function p.leave_signal() return sig end
   function p.exit(code)
     node.exit_code = node.exit_code or code or 0
-    -- From the node's own loop: end here. From an events thread: return, the events loop
-    -- unwinds (events.exit) and the node's main function returns.
+    -- From the node's own coroutine: end here. Elsewhere (an events thread): the node ends
+    -- when the kernel gets control back (Kernel:_run_in).
     if running() == node.co then yield(EXIT) end
+    node.exit_now = true
   end
   return p
 end
@@ -268,11 +229,21 @@ function Kernel:_resume(node)
     self.emit(node.k, self.now, "error", "splaylab simulator internal error: " .. tostring(what))
     return self:_end(node, 3)
   end
-  if what == EXIT or costatus(node.co) == "dead" then return self:_end(node, node.exit_code or 0) end
+  if what == EXIT or node.exit_now or costatus(node.co) == "dead" then return self:_end(node, node.exit_code or 0) end
   if what ~= WAIT then   -- the app's own coroutine.yield, outside any coroutine of its own
     self.emit(node.k, self.now, "error", "app.lua: attempt to yield from outside a coroutine")
     return self:_end(node, 1)
   end
+end
+
+-- A thread of the node runs (fn: its events module's run_ready or run_deadline).
+function Kernel:_run_in(node, fn, rec, token)
+  self.current = node
+  if self.before_resume then self.before_resume(node) end
+  fn(rec, token)
+  self.current = nil
+  if self.after_resume then self.after_resume(node) end
+  if node.exit_now then return self:_end(node, node.exit_code or 0) end
 end
 
 -- The node is gone (ended, failed, left): its sockets close, its wake-ups are void, and the
@@ -317,7 +288,7 @@ function Kernel:leave(node, graceful)
   end
   node.left = "graceful"
   node.leave.requests = node.leave.requests + 1
-  if waits_on(node, node.leave) then wake(self, node) end
+  if node.wait_set and node.wait_set[node.leave] then wake(self, node) end
   self:at(self.now + self.grace, function()
     if node.state == "running" then
       self:_end(node, -9, ("left (churn: graceful; killed after the %g s grace period)"):format(self.grace))
@@ -346,21 +317,43 @@ end
 
 --- Process events until virtual time `until_t` (or the queue is empty). on_tick(kernel), if
 --- given, is called every `tick_every` events (progress, outside any node).
-function Kernel:run(until_t, on_tick, tick_every)
-  tick_every = tick_every or 4096
-  local queue = self.heap
-  while queue[1] and queue[1][1] <= until_t do
-    local e = self:_pop()
-    self.now = e[1]
-    self.events = self.events + 1
-    local node = e[5]
-    if node then
-      if node.state == "running" and node.token == e[6] then
+function Kernel:_dispatch(fn, node, token, arg)
+  if node then
+    if node.state == "running" then   -- else the node is gone: so are its wake-ups
+      if fn then self:_run_in(node, fn, token, arg)   -- a thread (token: its record)
+      elseif node.token == token then
         node.waiting = false
         self:_resume(node)
       end
+    end
+  else
+    fn()
+  end
+end
+
+function Kernel:run(until_t, on_tick, tick_every)
+  tick_every = tick_every or 4096
+  local queue = self.heap
+  local fseq, ffn, fnode, ftoken, farg = self.fifo_seq, self.fifo_fn, self.fifo_node, self.fifo_token, self.fifo_arg
+  while true do
+    local top, head = queue[1], self.fifo_head
+    local ft = self.fifo_t
+    if head <= self.fifo_tail and ft <= until_t
+      and (not top or top[1] > ft or (top[1] == ft and top[2] > fseq[head])) then
+      local fn, node, token, arg = ffn[head], fnode[head], ftoken[head], farg[head]
+      ffn[head], fnode[head], ftoken[head], farg[head] = nil, nil, nil, nil
+      if head == self.fifo_tail then self.fifo_head, self.fifo_tail, self.fifo_t = 1, 0, false
+      else self.fifo_head = head + 1 end
+      self.now = ft
+      self.events = self.events + 1
+      self:_dispatch(fn or nil, node or nil, token or nil, arg or nil)
+    elseif top and top[1] <= until_t then
+      local e = self:_pop()
+      self.now = e[1]
+      self.events = self.events + 1
+      self:_dispatch(e[4], e[5], e[6], e[7])
     else
-      e[4]()
+      break
     end
     if on_tick and self.events % tick_every == 0 then on_tick(self) end
   end
@@ -369,6 +362,8 @@ end
 
 function M.new(opts)
   local kernel = setmetatable({ heap = {}, seq = 0, now = 0, events = 0, started = 0, up = {},
+    fifo_head = 1, fifo_tail = 0, fifo_t = false, fifo_seq = {}, fifo_fn = {}, fifo_node = {},
+    fifo_token = {}, fifo_arg = {},
     start_node = opts.start_node, emit = opts.emit, grace = opts.grace or 2,
     before_resume = opts.before_resume, after_resume = opts.after_resume, failed = false }, Kernel)
   kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end,

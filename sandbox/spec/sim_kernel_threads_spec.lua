@@ -1,0 +1,109 @@
+-- In the simulator the kernel runs a node's events threads itself (platform.scheduler): a
+-- thread made ready, or whose deadline comes, is an event of the kernel's queue. These are the
+-- events loop's rules (splaylab.events' header), checked on that path: when a thread wakes,
+-- when the loop ends, what events.exit, an error and a leave request stop.
+local kernel = require "splaylab.sim.kernel"
+local world = require "splaylab.sim.world"
+world.init("lib")
+
+-- Runs main(events, k, log) as node 1's main code, then its events loop; returns the log (the
+-- lines main's threads wrote, then "exit CODE REASON @T") and the kernel.
+local function simulate(main, until_t)
+  local log = {}
+  local k
+  k = kernel.new{
+    start_node = function(node)
+      local w = world.new({}, 1)
+      w.require("splaylab.platform").install(node.platform)
+      local events = w.require("splaylab.events")
+      events.on_error = function(_, err)
+        log[#log + 1] = "error " .. tostring(err):match(":%s*([^:]*)$")
+        node.platform.exit(1)
+      end
+      events.on_exit = function() node.platform.exit(0) end
+      main(events, k, log)
+      if events.pending() > 0 then events.run() end
+    end,
+    emit = function(_, t, level, text)
+      if level == "exit" then log[#log + 1] = ("exit %s @%g"):format(text:gsub("\t", " "), t) end
+    end,
+  }
+  k:start(1, { ip = "10.0.0.1" })
+  k:run(until_t or 1000)
+  return log, k
+end
+
+local function note(log, k, what) log[#log + 1] = ("%s @%g"):format(what, k.now) end
+
+describe("sim.kernel threads", function()
+  it("wake at a message's instant or at their deadline, and leave no entry in the queue", function()
+    local box
+    local log, k = simulate(function(events, k2, l)
+      box = k2.net:box(k2.up[1])
+      events.thread(function()
+        note(l, k2, "message " .. tostring(events.wait_socket(box, "r", k2.now + 60)))
+        box:take()
+        note(l, k2, "timeout " .. tostring(events.wait_socket(box, "r", k2.now + 4)))
+      end)
+      events.thread(function() events.sleep(5); note(l, k2, "slept") end)
+      k2:at(3, function() box:put("m") end)
+    end)
+    assert.same({ "message true @3", "slept @5", "timeout false @7", "exit 0 ended normally @7" }, log)
+    assert.same({}, k.heap)   -- the 60 s deadline left when the message came
+  end)
+
+  it("run in the order they were made ready at one instant", function()
+    local log = simulate(function(events, k, l)
+      for i = 1, 3 do
+        events.thread(function() events.wait("go"); note(l, k, "woken " .. i) end)
+      end
+      events.thread(function()
+        events.sleep(1); note(l, k, "fire"); events.fire("go"); events.yield(); note(l, k, "after")
+      end)
+    end)
+    assert.same({ "fire @1", "woken 1 @1", "woken 2 @1", "woken 3 @1", "after @1", "exit 0 ended normally @1" }, log)
+  end)
+
+  it("end the loop when none can run again (a thread waiting on an event forever is dropped)", function()
+    local log = simulate(function(events, k, l)
+      events.thread(function() events.wait("never"); note(l, k, "woken") end)
+      events.thread(function() events.sleep(2); note(l, k, "slept") end)
+    end)
+    assert.same({ "slept @2", "exit 0 ended normally @2" }, log)
+  end)
+
+  it("started before the loop run only once it runs (main code that sleeps blocks them)", function()
+    local log = simulate(function(events, k, l)
+      events.thread(function() note(l, k, "thread") end)
+      events.sleep(2)   -- outside a thread: the process sleeps, as live
+      note(l, k, "main")
+    end)
+    assert.same({ "main @2", "thread @2", "exit 0 ended normally @2" }, log)
+  end)
+
+  it("stop at events.exit: a thread ready at the same instant does not run", function()
+    local log = simulate(function(events, k, l)
+      events.thread(function() events.sleep(1); note(l, k, "exit"); events.exit(); note(l, k, "not here") end)
+      events.thread(function() events.sleep(1); note(l, k, "too late") end)
+      events.thread(function() events.sleep(9); note(l, k, "never") end)
+    end)
+    assert.same({ "exit @1", "exit 0 ended normally @1" }, log)
+  end)
+
+  it("stop at an error in one of them: the node fails at once", function()
+    local log = simulate(function(events, k, l)
+      events.thread(function() events.sleep(1); error("boom") end)
+      events.thread(function() events.sleep(1); note(l, k, "too late") end)
+    end)
+    assert.same({ "error boom", "exit 1 ended with exit code 1 @1" }, log)
+  end)
+
+  it("see a leave request at once while the loop waits", function()
+    local log = simulate(function(events, k, l)
+      events.on_leave(function() note(l, k, "leaving"); events.sleep(0.5); note(l, k, "handler done") end)
+      events.thread(function() events.sleep(100); note(l, k, "never") end)
+      k:at(3, function() k:leave(k.up[1], true) end)
+    end)
+    assert.same({ "leaving @3", "handler done @3.5", "exit 0 left (churn: graceful) @3.5" }, log)
+  end)
+end)
