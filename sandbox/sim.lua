@@ -49,7 +49,11 @@ local kernel_lib = require "splaylab.sim.kernel"
 local output_limits = require "splaylab.sim.output_limits"
 -- Runtime modules without state, loaded once for every node: the JIT's traces through them then
 -- serve every node, instead of one set of side traces per node's copy (apps never see them).
-local SHARED = { ["splaylab.benc_copy"] = require "splaylab.benc_copy" }
+-- (Also memory: each instance is closures and upvalues, ~1 - 3 KB per module and node.)
+local SHARED = {}
+for _, name in ipairs { "splaylab.benc_copy", "splaylab.heap", "splaylab.lua51", "splaylab.socket_errors" } do
+  SHARED[name] = require(name)
+end
 
 local format, floor = string.format, math.floor
 local EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MEMORY, EXIT_SPIN = 0, 1, 2, 4, 5

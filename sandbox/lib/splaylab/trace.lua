@@ -27,7 +27,9 @@ Rows: docs/trace.md. Past max_events listed rows the node writes one `capped` ro
 aggregates (same type, peer, name, outcome, op add up), so every sum stays exact.
 ]]
 local platform = require "splaylab.platform"
-local cjson = require("cjson").new()
+-- cjson with its default settings, which nothing changes (apps cannot require cjson; splay.json
+-- has an instance of its own): one for the process, not one per simulated node (2.5 KB each)
+local cjson = require("cjson")
 
 local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 
