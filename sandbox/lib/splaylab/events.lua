@@ -356,9 +356,12 @@ function M.run(f)
     for i, rec in ipairs(ready) do ready[i] = nil; make_ready(rec) end
     local leave_signal = platform.leave_signal()
     while not exiting and (queued > 0 or nsock > 0 or ntimed > 0) do
-      idle()
-      sched.park(leave_signal)
-      if leave_signal and leave_signal:readable() then leave.requests(leave_signal:received()) end
+      if leave_signal and leave_signal:readable() then   -- (also one that came before the loop)
+        leave.requests(leave_signal:received())
+      else
+        idle()
+        sched.park(leave_signal)
+      end
     end
     direct = false
   end
