@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 SANDBOX = Path(__file__).resolve().parent.parent
 RUN_LOCAL = SANDBOX / "run_local.py"
 APPS = SANDBOX / "apps"
@@ -154,6 +156,19 @@ def test_a_spin_in_a_for_loop_is_stopped_with_its_line_and_no_record_lost(tmp_pa
     assert last["node"] == 3 and last["t"] == 2.5
     assert last["text"].endswith("node 3 computed for more than 0.5 s of CPU without waiting, at virtual "
                                  "time 2.500 s (at app.lua:8) - an endless loop in a handler?")
+
+
+@pytest.mark.parametrize("body", ["    while true do events.yield() end", "    while true do events.sleep(0) end",
+                                  "    events.thread(function() while true do events.yield() end end)\n"
+                                  "    while true do events.sleep(0) end"])
+def test_threads_that_never_let_time_pass_are_a_spin_too(tmp_path: Path, body: str) -> None:
+    # the kernel runs a node's threads itself; what a node's own threads make ready (a yield, a
+    # sleep until now) runs in the same turn, as in the live loop's rounds: one endless resume
+    proc, recs = spin_run(tmp_path, body)
+    assert proc.returncode == 1
+    last = recs[-1]
+    assert last["node"] == 3 and last["t"] == 2.5
+    assert "node 3 computed for more than 0.5 s of CPU without waiting, at virtual time 2.500 s" in last["text"]
 
 
 def test_a_spin_in_a_loaded_chunk_is_stopped_without_a_line_of_app_lua(tmp_path: Path) -> None:

@@ -31,11 +31,7 @@ platform.leave_signal() (and reads it every settings.leave_poll s while threads 
 busy); splaylab.events_leave runs the on_leave handlers (its header says how). Semaphores and
 locks are splaylab.events_locks, fire/wait/periodic splaylab.events_named, on its suspend and wake-up.
 Outside a thread, sleep blocks the process; wait and lock raise (nothing could wake them).
-In the simulator (platform.scheduler set: splaylab.sim.kernel) the kernel runs the threads
-itself: a thread made ready, or whose deadline comes, is an event of the kernel's queue that
-runs `step` for it, and a message arriving wakes the thread waiting on its socket, with no
-round of this loop in between; the loop only waits for a leave request or its own end (no
-thread ready, sleeping or waiting on a socket), as live (docs/simulation.md "Threads").
+In the simulator (platform.scheduler set) the kernel runs the threads: splaylab.events_sim.
 Limits: socket.select is bounded by FD_SETSIZE (1024 sockets waited on at once). A leave
 request is seen only when the loop runs: a thread that computes without yielding, or code
 blocking outside a thread, delays it (up to the host's SIGKILL).
@@ -67,8 +63,9 @@ local nsock = 0
 local looping, exiting = false, false
 local count = 0
 local sched = platform.scheduler   -- the simulator's kernel (nil live): it runs the threads itself
+local sim = sched and require "splaylab.events_sim"
 local direct = false               -- sched runs them now: the loop has started
-local queued, ntimed = 0, 0        -- direct: ready events not yet run; threads with a deadline
+local ntimed = 0                   -- threads with a deadline
 
 M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
@@ -91,7 +88,7 @@ local function forget_timer(rec)
 end
 
 local function make_ready(rec)
-  if direct then queued = queued + 1; sched.ready(rec) else ready[#ready + 1] = rec end
+  if not (direct and sim.post(rec)) then ready[#ready + 1] = rec end
 end
 
 -- threads ----------------------------------------------------------------------------------
@@ -129,7 +126,8 @@ end
 -- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
 local function suspend(rec, deadline)
   rec.waiting = true
-  if deadline then
+  -- (in simulation a timeout due now is the turn's own: sim.due takes it)
+  if deadline and not (direct and sim.due(rec, deadline)) then
     if sched then
       sched.deadline(rec, deadline)
     else
@@ -278,34 +276,43 @@ local function step(rec)
   end
 end
 
--- direct (the simulator's kernel runs these): a ready thread's turn; a thread's deadline. The
--- loop (parked in M.run) ends when nothing is left that could run, as the live loop does.
-local function check_end()
-  if exiting or (queued == 0 and nsock == 0 and ntimed == 0) then sched.unpark() end
-end
-local function run_ready(rec)
-  queued = queued - 1
-  step(rec)
-  check_end()
-end
-local function run_deadline(rec, token)
-  rec.timed = nil   -- this entry is gone
-  ntimed = ntimed - 1
-  if rec.waiting and rec.token == token and not rec.dead then
-    rec.waiting = false
-    rec.token = rec.token + 1
-    drop_socket_wait(rec)
-    rec.wake_args = TIMEOUT
+-- The ready threads, in order; two arrays in turn: threads made ready by this round go to the other.
+local function run_round()
+  local batch = ready
+  ready, spare = spare, batch
+  for _, rec in ipairs(batch) do
     step(rec)
+    if exiting then break end
   end
-  check_end()
+  for i = #batch, 1, -1 do batch[i] = nil end
 end
+
+-- the simulator's side (splaylab.events_sim): what it needs of this scheduler
+if sim then
+  sim.attach(sched, {
+    step = step, wake_with = wake_with, run_round = run_round, TIMEOUT = TIMEOUT,
+    has_ready = function() return ready[1] ~= nil end,
+    exiting = function() return exiting end,
+    waiting = function() return nsock > 0 or ntimed > 0 end,   -- on a socket or a deadline
+    fire_deadline = function(rec, token)   -- the kernel pops rec's deadline: true to run it
+      rec.timed = nil   -- this entry is gone
+      ntimed = ntimed - 1
+      if not rec.waiting or rec.token ~= token or rec.dead then return false end
+      rec.waiting = false
+      rec.token = rec.token + 1
+      drop_socket_wait(rec)
+      rec.wake_args = TIMEOUT
+      return true
+    end,
+  })
+end
+
 -- a socket became readable (a message arrived, the peer closed): its thread is ready
 local function socket_ready(raw)
   local rec = readers[raw]
   if rec then wake_with(rec, rec.token, READY) end
 end
-if sched then sched.attach(run_ready, run_deadline, socket_ready) end
+if sim then sched.attach(sim.run_ready, sim.run_deadline, socket_ready) end
 
 local function fire_timers(now)
   while timers[1] and timers[1][1] <= now do
@@ -351,31 +358,16 @@ function M.run(f)
   if f ~= nil then M.thread(f) end
   if looping then return end   -- run() from inside a thread only schedules f
   looping = true
-  if sched then   -- the kernel runs the threads: wait for a leave request or the end
+  if sim then   -- the kernel runs the threads: wait for a leave request or the end
     direct = true
     for i, rec in ipairs(ready) do ready[i] = nil; make_ready(rec) end
-    local leave_signal = platform.leave_signal()
-    while not exiting and (queued > 0 or nsock > 0 or ntimed > 0) do
-      if leave_signal and leave_signal:readable() then   -- (also one that came before the loop)
-        leave.requests(leave_signal:received())
-      else
-        idle()
-        sched.park(leave_signal)
-      end
-    end
+    sim.wait(idle)
     direct = false
   end
   while not exiting do
     fire_timers(platform.now())
     if #ready > 0 then
-      -- two arrays in turn: threads made ready by this round go to the other one
-      local batch = ready
-      ready, spare = spare, batch
-      for _, rec in ipairs(batch) do
-        step(rec)
-        if exiting then break end
-      end
-      for i = #batch, 1, -1 do batch[i] = nil end
+      run_round()
       -- poll between rounds only when threads are still ready (no starvation); otherwise the
       -- next round blocks in select anyway, and a second select here would cost a syscall
       if #ready > 0 and not exiting then
@@ -396,7 +388,7 @@ function M.run(f)
   if exiting then
     recs, ready, spare, timers, readers, writers = {}, {}, {}, {}, {}, {}
     named.reset()
-    nsock, count, exiting, queued, ntimed = 0, 0, false, 0, 0
+    nsock, count, exiting, ntimed = 0, 0, false, 0
     leave.reset()
   end
   looping = false
