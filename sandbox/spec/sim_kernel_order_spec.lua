@@ -45,4 +45,67 @@ describe("sim.kernel event order", function()
       assert.is_true(posted > 100)
     end
   end)
+
+  -- Threads' deadlines (Kernel:_timer, the entries sched.deadline keeps) are armed, re-armed
+  -- and cancelled between the posts; those past the horizon wait outside the heap, and still
+  -- come in (t, seq) order with the rest, cancelled ones never.
+  it("is (time, sequence) for deadlines armed, re-armed and cancelled among the posts", function()
+    local DELAYS = { 0, 0, 0.001, 0.5, 1, 3, 60, 60, 200, -0.25 }
+    for seed = 1, 30 do
+      math.randomseed(seed)
+      local k = kernel.new{ start_node = function() end, emit = function() end }
+      local got, want, pending = {}, {}, {}
+      local budget, armed_ever, fired = 600, 0, 0
+      local timers = {}
+      local function forget(id)
+        for i, item in ipairs(pending) do
+          if item.id == id then table.remove(pending, i); return end
+        end
+      end
+      local act
+      local function ran(id)
+        local first = table.remove(pending, 1)
+        want[#want + 1] = first and first.id or "none"
+        got[#got + 1] = id
+        for _ = 1, math.random(1, 4) do
+          if budget > 0 then
+            budget = budget - 1
+            local r, t = math.random(), k.now + DELAYS[math.random(#DELAYS)]
+            if t < k.now then t = k.now end
+            if r < 0.4 then                             -- a plain post
+              local id2 = "p" .. budget
+              k:at(t, function() act(id2) end)
+              model_insert(pending, { t = t, n = k.seq, id = id2 })
+            elseif r < 0.8 then                         -- a deadline armed (or re-armed)
+              local which = math.random(8)
+              local e = timers[which]
+              if not e then
+                e = { 0, 0, false, function() fired = fired + 1; act("d" .. which) end }
+                timers[which] = e
+              end
+              forget("d" .. which)
+              k.seq = k.seq + 1
+              k:_timer(e, t, k.seq)
+              armed_ever = armed_ever + 1
+              model_insert(pending, { t = t, n = k.seq, id = "d" .. which })
+            else                                        -- a deadline cancelled
+              local which = math.random(8)
+              if timers[which] then k:_untimer(timers[which]); forget("d" .. which) end
+            end
+          end
+        end
+      end
+      act = ran
+      for i = 1, 5 do
+        local t = math.random(0, 3)
+        k:at(t, function() act("s" .. i) end)
+        model_insert(pending, { t = t, n = k.seq, id = "s" .. i })
+      end
+      k:run(100000)
+      assert.are.same(want, got)
+      assert.are.same({}, pending)
+      assert.are.equal(0, k.far_n)
+      assert.is_true(armed_ever > 100 and fired > 20)
+    end
+  end)
 end)

@@ -80,6 +80,62 @@ function Kernel:_deadline(node, t)
   heap.move(self.heap, e, t, seq)
 end
 
+-- Threads' deadlines beyond the horizon wait in `far`, an unordered array (an entry's index
+-- there is -e[3]): most of them are timeouts that are cancelled before they come (an rpc
+-- call's, 60 s, answered in a fraction of a second), and putting them in and out of the heap
+-- was its costliest work (a remove sifts down from the middle). Every event before the horizon
+-- is in the heap or the FIFO; when the next of those reaches it, the horizon moves past it and
+-- the far entries now before it join the heap (Kernel:_advance), so the order (t, seq) is
+-- exactly the heap's alone.
+function Kernel:_untimer(e)
+  local i = e[3]
+  if not i then return end
+  if i > 0 then return heap.remove(self.heap, e) end
+  local far, n, j = self.far, self.far_n, -i
+  if j < n then
+    local last = far[n]
+    far[j], last[3] = last, i
+  end
+  far[n], self.far_n, e[3] = nil, n - 1, false
+end
+
+function Kernel:_timer(e, t, seq)
+  local i = e[3]
+  if i and i > 0 and self.heap[i] == e then return heap.move(self.heap, e, t, seq) end
+  if i then self:_untimer(e) end
+  -- (not at the current instant: the FIFO's events, at it, never pass a far entry)
+  if t < self.horizon or t <= self.now then return heap.move(self.heap, e, t, seq) end
+  e[1], e[2] = t, seq
+  local n = self.far_n + 1
+  self.far[n], self.far_n, e[3] = e, n, -n
+end
+
+-- The heap's next event is at `next_t` (nil: it is empty) and not before the horizon: the
+-- horizon moves `span` past the earlier of it and the earliest far entry. A move scans the
+-- whole array: the span doubles when the scan is longer than the run of events since the last
+-- move, and halves when it is under an eighth of it (short, so that timeouts stay out of the
+-- heap; long enough that the scans cost less than the events).
+function Kernel:_advance(next_t)
+  local since = self.events - self.advanced_at
+  self.advanced_at = self.events
+  local far, n = self.far, self.far_n
+  for i = 1, n do
+    local t = far[i][1]
+    if not next_t or t < next_t then next_t = t end
+  end
+  local horizon = next_t + self.span
+  local kept, q = 0, self.heap
+  for i = 1, n do
+    local e = far[i]
+    far[i] = nil
+    if e[1] < horizon then heap.push(q, e)
+    else kept = kept + 1; far[kept], e[3] = e, -kept end
+  end
+  self.far_n, self.horizon = kept, horizon
+  if n > since and self.span < 3600 then self.span = self.span * 2
+  elseif n * 8 < since and self.span > 0.01 then self.span = self.span / 2 end
+end
+
 --- A timed action: fn() runs at virtual time t (after what is already queued for t).
 function Kernel:at(t, fn) self:_post(t, fn) end
 
@@ -169,7 +225,7 @@ local function node_platform(kernel, node)
     node.run_ready, node.run_deadline, node.socket_ready = run_ready, run_deadline, socket_ready
   end
   function sched.ready(rec) kernel:_post(kernel.now, node.run_ready, node, rec) end
-  -- the thread's one deadline entry, moved in place (splaylab.heap) or queued again
+  -- the thread's one deadline entry, queued again (Kernel:_timer)
   function sched.deadline(rec, t)
     if t < kernel.now then t = kernel.now end
     local seq = kernel.seq + 1
@@ -180,11 +236,11 @@ local function node_platform(kernel, node)
       rec.deadline = e
     end
     e[7] = rec.token
-    heap.move(kernel.heap, e, t, seq)
+    kernel:_timer(e, t, seq)
   end
   function sched.cancel(rec)
     local e = rec.deadline
-    if e then heap.remove(kernel.heap, e) end
+    if e then kernel:_untimer(e) end
   end
   -- the loop waits for a leave request (leave_signal) or unpark (no thread left to run)
   function sched.park(signal)
@@ -337,6 +393,10 @@ function Kernel:run(until_t, on_tick, tick_every)
   local fseq, ffn, fnode, ftoken, farg = self.fifo_seq, self.fifo_fn, self.fifo_node, self.fifo_token, self.fifo_arg
   while true do
     local top, head = queue[1], self.fifo_head
+    if self.far_n > 0 and head > self.fifo_tail and (not top or top[1] >= self.horizon) then
+      self:_advance(top and top[1])
+      top = queue[1]
+    end
     local ft = self.fifo_t
     if head <= self.fifo_tail and ft <= until_t
       and (not top or top[1] > ft or (top[1] == ft and top[2] > fseq[head])) then
@@ -363,7 +423,7 @@ end
 function M.new(opts)
   local kernel = setmetatable({ heap = {}, seq = 0, now = 0, events = 0, started = 0, up = {},
     fifo_head = 1, fifo_tail = 0, fifo_t = false, fifo_seq = {}, fifo_fn = {}, fifo_node = {},
-    fifo_token = {}, fifo_arg = {},
+    fifo_token = {}, fifo_arg = {}, far = {}, far_n = 0, horizon = 1, span = 1, advanced_at = 0,
     start_node = opts.start_node, emit = opts.emit, grace = opts.grace or 2,
     before_resume = opts.before_resume, after_resume = opts.after_resume, failed = false }, Kernel)
   kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end,
