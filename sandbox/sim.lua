@@ -316,6 +316,22 @@ end
 -- profiler is jit.p's and there is no spin check either.
 local spin_limit = tonumber(spec.spin_limit) or 10
 local resumes = 0
+-- STILL TIME: a node that runs more than STILL_RUNS times at one virtual instant is in a loop
+-- of events that take no virtual time (two nodes calling each other where the network has no
+-- delay): each run is short, so the spin check never sees it, and the run would never reach its
+-- end. Counted, not timed: deterministic, a few instructions a run. A legitimate instant runs a
+-- node at most about once per message the other nodes send it then (a joining crowd at its
+-- bootstrap node): the bound grows with the nodes started.
+local STILL_RUNS = 1000000
+local function still_time(node)
+  local limit = STILL_RUNS
+  if kernel.started * 100 > limit then limit = kernel.started * 100 end
+  if node.still_runs < limit then return end
+  fatal(node.k, format("simulation stopped: virtual time stood still at %.3f s while node %d ran "
+    .. "%d times (events that take no virtual time, in a loop? messages on a network without "
+    .. "delay: wait between them, or give the network a delay with --net)", kernel.now, node.k,
+    node.still_runs), EXIT_SPIN, kernel.now)
+end
 kernel = kernel_lib.new {
   start_node = start_node,
   emit = emit,
@@ -323,6 +339,13 @@ kernel = kernel_lib.new {
   before_resume = function(node)
     string_of_node = node.string or string
     resumes = resumes + 1
+    if node.still_at == kernel.now then
+      local n = node.still_runs + 1
+      node.still_runs = n
+      if n >= STILL_RUNS then still_time(node) end
+    else
+      node.still_at, node.still_runs = kernel.now, 1
+    end
     cells[6] = kernel.now
     cells[4] = node.k
     cells[5] = resumes

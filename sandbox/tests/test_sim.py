@@ -192,6 +192,47 @@ def test_a_spin_inside_one_c_call_is_killed_by_the_watchdog_with_the_same_messag
     assert "node 3 computed for more than" in proc.stderr
 
 
+STILL_TIME_APP = """
+require "splay.base"
+local rpc = require "splay.{module}"
+function ping() return true end
+events.run(function()
+  rpc.server(job.me.port)
+  events.sleep(1)
+  if job.position == 1 then
+    for i = 1, {calls} do rpc.call(job.nodes[2], {{"ping"}}) end
+    log.print("done at " .. misc.time())
+  end
+end)
+"""
+
+
+@pytest.mark.parametrize("module", ["rpc", "urpc"])
+def test_calls_that_never_let_time_pass_stop_the_run_and_say_why(tmp_path: Path, module: str) -> None:
+    # two nodes calling each other on a network without delay: every resume is short (the spin
+    # check never fires) and virtual time stays at 1 s; before this check the run never ended
+    app = tmp_path / "still.lua"
+    app.write_text(STILL_TIME_APP.format(module=module, calls="math.huge"))
+    proc, data = sim(app, tmp_path, "--nodes", "2", "--time", "10")
+    assert proc.returncode == 1
+    last = records(data)[-1]
+    assert last["kind"] == "log" and last["level"] == "error" and last["t"] == 1.0
+    assert last["text"].startswith("simulation stopped: virtual time stood still at 1.000 s while node 2 "
+                                   "ran 1000000 times (events that take no virtual time, in a loop?")
+    assert "virtual time stood still" in proc.stderr
+
+
+def test_a_long_burst_at_one_instant_that_ends_is_not_stopped(tmp_path: Path) -> None:
+    # 100,000 calls in no virtual time, then the node waits: under the bound, the run goes on
+    app = tmp_path / "burst.lua"
+    app.write_text(STILL_TIME_APP.format(module="rpc", calls=100000))
+    proc, data = sim(app, tmp_path, "--nodes", "2", "--time", "10")
+    assert proc.returncode == 0, proc.stderr
+    recs = records(data)
+    assert [r["text"] for r in recs if r["kind"] == "log"] == ["done at 1"]
+    assert [r["code"] for r in recs if r["kind"] == "exit"] == [0, 0]
+
+
 def test_a_blocking_wait_outside_the_events_loop_is_an_error_that_says_so(tmp_path: Path) -> None:
     app = tmp_path / "block.lua"
     app.write_text("""
