@@ -17,7 +17,8 @@ time (splaylab.sim.kernel), its own directory workdir/node-K[.session], its own 
 time, clock and date read the virtual clock (epoch 2026-01-01T00:00:00Z), and runs app.lua
 exactly as node.lua does. Student code runs interpreted (jit.off; the runtime's own code keeps
 the JIT); the spin check is a watchdog outside this process (sandbox/sim_watch.py) that sends
-SIGPROF when one resume lasts too long, answered here by a jit.profile callback (SPIN CHECK below).
+SIGPROF when one resume lasts too long, answered here by a jit.profile callback, and a node that
+runs too often at one virtual instant stops the run (splaylab.sim.watch).
 
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
 output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]),
@@ -30,7 +31,7 @@ cells 7-9 are the watchdog's (the resume to stop, its node, its virtual time). T
 it on its own clock (sandbox/simulate.py, sandbox/sim_watch.py). stderr at the end: `done VT
 EVENTS NODES PEAK_RSS_KB` (the runner times the run).
 Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
-memory, 5 a node computed too long without waiting.
+memory, 5 a node computed too long without waiting, or virtual time stood still.
 Determinism: this process reads no clock during the run, and nothing it does depends on the
 wall clock: the same input takes the same path through the Lua code and the JIT builds the
 same traces (docs/simulation.md "Determinism"). When progress is written is counted in events;
@@ -42,11 +43,11 @@ require "splaylab.safe_pairs"   -- before any other module: LuaJIT #827 (the mod
 
 local cjson = require "cjson"
 local ffi = require "ffi"
-local profile = require "jit.profile"
 local lfs = require "lfs"
 local world = require "splaylab.sim.world"
 local kernel_lib = require "splaylab.sim.kernel"
 local output_limits = require "splaylab.sim.output_limits"
+local watch = require "splaylab.sim.watch"
 -- Runtime modules without state, loaded once for every node: the JIT's traces through them then
 -- serve every node, instead of one set of side traces per node's copy (apps never see them).
 -- (Also memory: each instance is closures and upvalues, ~1 - 3 KB per module and node.)
@@ -56,15 +57,12 @@ for _, name in ipairs { "splaylab.benc_copy", "splaylab.heap", "splaylab.lua51",
 end
 
 local format, floor = string.format, math.floor
-local EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MEMORY, EXIT_SPIN = 0, 1, 2, 4, 5
+local EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_MEMORY = 0, 1, 2, 4
 local MEMORY_ERROR = "not enough memory"
 local VIRTUAL_EPOCH = 1767225600   -- os.time() at virtual t = 0: 2026-01-01T00:00:00Z
 
 ffi.cdef [[
   int dprintf(int fd, const char *format, ...);
-  int open(const char *path, int flags);
-  int close(int fd);
-  void *mmap(void *addr, size_t length, int prot, int flags, int fd, long offset);
 ]]
 
 -- The collector starts a cycle when the heap reaches 150 % of what the last one kept (LuaJIT's
@@ -274,103 +272,24 @@ local function start_node(node)
 end
 
 
--- Progress: doubles in a file the runner reads on its own wall clock; nothing here looks
--- at a clock to decide when. A report once a second of wall time took a branch at moments set
--- by the machine's load, with a clock read in compiled code, and loaded reruns differed
--- (docs/simulation.md "Determinism"). Without a file (sim.lua run by hand), the same stores go
--- to memory of our own.
-local O_RDWR, PROT_READ_WRITE, MAP_SHARED = 2, 3, 1
-local function progress_cells(path)
-  if type(path) == "string" then
-    local fd = ffi.C.open(path, O_RDWR)
-    if fd >= 0 then
-      local p = ffi.C.mmap(nil, 80, PROT_READ_WRITE, MAP_SHARED, fd, 0)
-      ffi.C.close(fd)
-      if ffi.cast("intptr_t", p) ~= -1 then return ffi.cast("double *", p) end
-    end
-    io.stderr:write("sim.lua: cannot map the progress file ", path, ": no progress reports\n")
-  end
-  return ffi.new("double[10]")
-end
-local cells = progress_cells(spec.progress)
-local function on_tick(k)
-  cells[0] = k.now
-  cells[1] = k.events
-  cells[2] = k.started
-  cells[3] = k.events
-end
-
--- SPIN CHECK: a node that computes for more than spin_limit CPU seconds without waiting stops
--- the run. Nothing here reads a clock: each resume stores the node, a resume counter and the
--- virtual time in the mapped file (cells 4-6); the runner's watchdog (sandbox/sim_watch.py) reads
--- them with this process's CPU time and, when one resume lasts too long, names it in cells 7-9
--- and sends SIGPROF. LuaJIT's profiler, started with a timer that never fires (~23 days), turns
--- that signal into a call of on_spin at the next interpreted instruction, in the spinning node's
--- thread: it writes the fatal record (app.lua's line when the node is there), flushes every
--- record and exits 5. Until that signal nothing runs differently: no count hook (which put the
--- whole interpreter in its instrumented dispatch), no clock read (a suspect of rare diverging
--- reruns), no check in compiled traces. A spin that never comes back to the interpreter (inside
--- one C call, or a compiled loop of the runtime) is killed by the watchdog, which then writes
--- the record itself without the line, and records still buffered here are lost (at most 255).
--- Without the runner (sim.lua started by hand) nobody watches; under `luajit -jp` the
--- profiler is jit.p's and there is no spin check either.
-local spin_limit = tonumber(spec.spin_limit) or 10
-local resumes = 0
--- STILL TIME: a node that runs more than STILL_RUNS times at one virtual instant is in a loop
--- of events that take no virtual time (two nodes calling each other where the network has no
--- delay): each run is short, so the spin check never sees it, and the run would never reach its
--- end. Counted, not timed: deterministic, a few instructions a run. A legitimate instant runs a
--- node at most about once per message the other nodes send it then (a joining crowd at its
--- bootstrap node): the bound grows with the nodes started.
-local STILL_RUNS = 1000000
-local function still_time(node)
-  local limit = STILL_RUNS
-  if kernel.started * 100 > limit then limit = kernel.started * 100 end
-  if node.still_runs < limit then return end
-  fatal(node.k, format("simulation stopped: virtual time stood still at %.3f s while node %d ran "
-    .. "%d times (events that take no virtual time, in a loop? messages on a network without "
-    .. "delay: wait between them, or give the network a delay with --net)", kernel.now, node.k,
-    node.still_runs), EXIT_SPIN, kernel.now)
-end
+-- the checks that stop a run (splaylab.sim.watch): progress cells, spin check, still time
+local checks = watch.new { progress = spec.progress, spin_limit = spec.spin_limit, fatal = fatal }
+local on_tick = checks.tick
 kernel = kernel_lib.new {
   start_node = start_node,
   emit = emit,
   grace = tonumber(spec.grace) or 2,
   before_resume = function(node)
     string_of_node = node.string or string
-    resumes = resumes + 1
-    if node.still_at == kernel.now then
-      local n = node.still_runs + 1
-      node.still_runs = n
-      if n >= STILL_RUNS then still_time(node) end
-    else
-      node.still_at, node.still_runs = kernel.now, 1
-    end
-    cells[6] = kernel.now
-    cells[4] = node.k
-    cells[5] = resumes
+    checks.resumed(kernel, node)
   end,
   after_resume = function()
     string_of_node = string
-    cells[4] = 0
+    checks.paused()
   end,
 }
 out_limits = output_limits.new(spec.output, emit, function(t, fn) kernel:at(t, fn) end)
-
-local SPIN_TIMER = "i2000000000"   -- a timer of 2e9 ms: only the watchdog signals
-local function on_spin(thread)
-  local wanted, k, t = cells[7], cells[8], cells[9]
-  if wanted == 0 then return end   -- a SIGPROF that is not the watchdog's: ignored
-  local where = ""
-  if wanted == resumes and cells[4] == k then   -- still in that resume: where it is
-    local line = profile.dumpstack(thread, "l", 1):match("^app%.lua:(%d+)")
-    if line then where = " (at app.lua:" .. line .. ")" end
-  end
-  fatal(k, format("simulation stopped: node %d computed for more than %g s of CPU without "
-    .. "waiting, at virtual time %.3f s%s - an endless loop in a handler?", k, spin_limit, t, where),
-    EXIT_SPIN, t)
-end
-if not package.loaded["jit.p"] then profile.start(SPIN_TIMER, on_spin) end
+checks.start()
 
 -- churn and the run --------------------------------------------------------------------------
 local function churn_event(t, k, kind, graceful)

@@ -26,7 +26,7 @@ Node API for start_node: node.platform (install into the node's world); its exit
 the node (from a thread: once the thread's turn is over).
 ]]
 local vnet = require "splaylab.sim.vnet"
-local heap = require "splaylab.heap"
+local agenda = require "splaylab.sim.agenda"
 
 local M = { _NAME = "splaylab.sim.kernel", _VERSION = "0.1" }
 
@@ -40,101 +40,7 @@ local WAIT, EXIT = {}, {}   -- what a node's coroutine yields: it waits, or it h
 
 local Kernel = {}
 Kernel.__index = Kernel
-
--- event queue: a splaylab.heap of {t, seq, pos, fn, node, token | rec, rec's token}: fn alone (a
--- timed action), node and its token (its coroutine resumes), or fn, node and a thread ------
-function Kernel:_push(e) heap.push(self.heap, e) end
-function Kernel:_pop() return heap.pop(self.heap) end
-
--- Most events are posted for the current instant (a thread made ready, a node woken): those
--- wait in a FIFO beside the heap, in parallel arrays (no table, no heap operation each). All
--- of the FIFO's events have one time (fifo_t) and come in posting order, so taking the
--- earlier of its head and the heap's top keeps the order (t, seq) exactly.
-function Kernel:_post(t, fn, node, token, arg)
-  local seq = self.seq + 1
-  self.seq = seq
-  local tail = self.fifo_tail
-  if t == self.fifo_t or (tail < self.fifo_head and t == self.now) then
-    tail = tail + 1
-    self.fifo_tail, self.fifo_t = tail, t
-    self.fifo_seq[tail], self.fifo_fn[tail], self.fifo_node[tail] = seq, fn or false, node or false
-    self.fifo_token[tail], self.fifo_arg[tail] = token or false, arg or false
-    return
-  end
-  self:_push({ t, seq, false, fn, node, token, arg })
-end
-
--- A node's deadline: the entry its last deadline used moves to (t, the next sequence number)
--- when it is still queued (made stale by an earlier wake-up), instead of a new entry: the
--- stale one would be popped and dropped later (460 k of a 300-node Chord's 1.07 M events).
--- The live entries keep the order they would have had.
-function Kernel:_deadline(node, t)
-  local seq = self.seq + 1
-  self.seq = seq
-  local e = node.deadline
-  if not e then
-    e = { t, seq, false, nil, node, 0 }
-    node.deadline = e
-  end
-  e[6] = node.token
-  heap.move(self.heap, e, t, seq)
-end
-
--- Threads' deadlines beyond the horizon wait in `far`, an unordered array (an entry's index
--- there is -e[3]): most of them are timeouts that are cancelled before they come (an rpc
--- call's, 60 s, answered in a fraction of a second), and putting them in and out of the heap
--- was its costliest work (a remove sifts down from the middle). Every event before the horizon
--- is in the heap or the FIFO; when the next of those reaches it, the horizon moves past it and
--- the far entries now before it join the heap (Kernel:_advance), so the order (t, seq) is
--- exactly the heap's alone.
-function Kernel:_untimer(e)
-  local i = e[3]
-  if not i then return end
-  if i > 0 then return heap.remove(self.heap, e) end
-  local far, n, j = self.far, self.far_n, -i
-  if j < n then
-    local last = far[n]
-    far[j], last[3] = last, i
-  end
-  far[n], self.far_n, e[3] = nil, n - 1, false
-end
-
-function Kernel:_timer(e, t, seq)
-  local i = e[3]
-  if i and i > 0 and self.heap[i] == e then return heap.move(self.heap, e, t, seq) end
-  if i then self:_untimer(e) end
-  -- (not at the current instant: the FIFO's events, at it, never pass a far entry)
-  if t < self.horizon or t <= self.now then return heap.move(self.heap, e, t, seq) end
-  e[1], e[2] = t, seq
-  local n = self.far_n + 1
-  self.far[n], self.far_n, e[3] = e, n, -n
-end
-
--- The heap's next event is at `next_t` (nil: it is empty) and not before the horizon: the
--- horizon moves `span` past the earlier of it and the earliest far entry. A move scans the
--- whole array: the span doubles when the scan is longer than the run of events since the last
--- move, and halves when it is under an eighth of it (short, so that timeouts stay out of the
--- heap; long enough that the scans cost less than the events).
-function Kernel:_advance(next_t)
-  local since = self.events - self.advanced_at
-  self.advanced_at = self.events
-  local far, n = self.far, self.far_n
-  for i = 1, n do
-    local t = far[i][1]
-    if not next_t or t < next_t then next_t = t end
-  end
-  local horizon = next_t + self.span
-  local kept, q = 0, self.heap
-  for i = 1, n do
-    local e = far[i]
-    far[i] = nil
-    if e[1] < horizon then heap.push(q, e)
-    else kept = kept + 1; far[kept], e[3] = e, -kept end
-  end
-  self.far_n, self.horizon = kept, horizon
-  if n > since and self.span < 3600 then self.span = self.span * 2
-  elseif n * 8 < since and self.span > 0.01 then self.span = self.span / 2 end
-end
+agenda.install(Kernel)   -- the event queue: _post, _deadline, _timer, _untimer, _advance, _pop
 
 --- A timed action: fn() runs at virtual time t (after what is already queued for t).
 function Kernel:at(t, fn) self:_post(t, fn) end
@@ -421,11 +327,10 @@ function Kernel:run(until_t, on_tick, tick_every)
 end
 
 function M.new(opts)
-  local kernel = setmetatable({ heap = {}, seq = 0, now = 0, events = 0, started = 0, up = {},
-    fifo_head = 1, fifo_tail = 0, fifo_t = false, fifo_seq = {}, fifo_fn = {}, fifo_node = {},
-    fifo_token = {}, fifo_arg = {}, far = {}, far_n = 0, horizon = 1, span = 1, advanced_at = 0,
+  local kernel = setmetatable({ now = 0, events = 0, started = 0, up = {},
     start_node = opts.start_node, emit = opts.emit, grace = opts.grace or 2,
     before_resume = opts.before_resume, after_resume = opts.after_resume, failed = false }, Kernel)
+  agenda.fields(kernel)
   kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end,
     function(t, fn) kernel:_post(t, fn) end)   -- messages in flight (splaylab.rpc_fast)
   return kernel
