@@ -217,9 +217,41 @@ def test_calls_that_never_let_time_pass_stop_the_run_and_say_why(tmp_path: Path,
     assert proc.returncode == 1
     last = records(data)[-1]
     assert last["kind"] == "log" and last["level"] == "error" and last["t"] == 1.0
-    assert last["text"].startswith("simulation stopped: virtual time stood still at 1.000 s while node 2 "
-                                   "ran 1000000 times (events that take no virtual time, in a loop?")
-    assert "virtual time stood still" in proc.stderr
+    assert last["text"].startswith("simulation stopped: node 2 ran 1000000 times at virtual time 1.000 s, "
+                                   "more than any real node could (events that take no virtual time, in a loop?")
+    assert "more than any real node could" in proc.stderr
+
+
+SLEEP_LOOP_APP = """
+require "splay.base"
+events.run(function()
+  events.sleep(1)
+  local n = 0
+  while true do events.sleep({pause}); n = n + 1; if n % 20000 == 0 then log.print(n) end end
+end)
+"""
+
+
+def test_sleeps_of_almost_no_time_in_a_loop_stop_the_run_too(tmp_path: Path) -> None:
+    # a nanosecond a turn: time passes, but a million turns take a millisecond of it
+    app = tmp_path / "sleeps.lua"
+    app.write_text(SLEEP_LOOP_APP.format(pause="1e-9"))
+    proc, data = sim(app, tmp_path, "--nodes", "1", "--time", "10")
+    assert proc.returncode == 1
+    last = records(data)[-1]
+    assert last["text"].startswith("simulation stopped: node 1 ran 1000000 times between virtual times "
+                                   "1.000 s and 1.001 s, more than any real node could")
+
+
+def test_a_node_polling_fast_but_at_a_real_pace_runs_to_the_end(tmp_path: Path) -> None:
+    # every 100 us (10,000 runs a virtual second, which a real node can do): never stopped
+    app = tmp_path / "poll.lua"
+    app.write_text(SLEEP_LOOP_APP.format(pause="1e-4"))
+    proc, data = sim(app, tmp_path, "--nodes", "1", "--time", "10")
+    assert proc.returncode == 0, proc.stderr
+    recs = records(data)
+    assert [r["text"] for r in recs if r["kind"] == "log"][-1] == "80000"
+    assert [r["code"] for r in recs if r["kind"] == "exit"] == [0]
 
 
 def test_a_long_burst_at_one_instant_that_ends_is_not_stopped(tmp_path: Path) -> None:

@@ -50,12 +50,14 @@ local function progress_cells(path)
   return ffi.new("double[10]")
 end
 
--- STILL TIME: a node that runs more than STILL_RUNS times at one virtual instant is in a loop
--- of events that take no virtual time (two nodes calling each other where the network has no
--- delay): each run is short, so the spin check never sees it, and the run would never reach its
--- end. Counted, not timed: deterministic, a few instructions a run. A legitimate instant runs a
--- node at most about once per message the other nodes send it then (a joining crowd at its
--- bootstrap node): the bound grows with the nodes started.
+-- STILL TIME: a node that runs STILL_RUNS times within one second of virtual time is in a loop
+-- of events that take no (or almost no) virtual time: two nodes calling each other where the
+-- network has no delay, or sleeps of a nanosecond. Each run is short, so the spin check never
+-- sees it, and the run would never reach its end. No real node runs a million times a second
+-- (a wake-up costs microseconds), so no run that could happen live is stopped. Counted, not
+-- timed: deterministic, a few instructions a run. A legitimate burst runs a node about once
+-- per message the others send it then (a joining crowd at its bootstrap node): the bound grows
+-- with the nodes started.
 M.STILL_RUNS = 1000000
 
 -- SPIN CHECK: a node that computes for more than spin_limit CPU seconds without waiting stops
@@ -90,16 +92,19 @@ function M.new(opts)
     local limit = M.STILL_RUNS
     if kernel.started * 100 > limit then limit = kernel.started * 100 end
     if node.still_runs < limit then return end
-    fatal(node.k, format("simulation stopped: virtual time stood still at %.3f s while node %d ran "
-      .. "%d times (events that take no virtual time, in a loop? messages on a network without "
-      .. "delay: wait between them, or give the network a delay with --net)", kernel.now, node.k,
-      node.still_runs), EXIT_SPIN, kernel.now)
+    local when = node.still_at == kernel.now and format("at virtual time %.3f s", kernel.now)
+      or format("between virtual times %.3f s and %.3f s", node.still_at, kernel.now)
+    fatal(node.k, format("simulation stopped: node %d ran %d times %s, more than any real node "
+      .. "could (events that take no virtual time, in a loop? messages on a network without "
+      .. "delay, or sleeps of almost 0 s: wait longer between them, or give the network a delay "
+      .. "with --net)", node.k, node.still_runs, when), EXIT_SPIN, kernel.now)
   end
 
   function w.resumed(kernel, node)
     resumes = resumes + 1
     local now = kernel.now
-    if node.still_at == now then
+    local since = node.still_at
+    if since and now - since < 1 then
       local n = node.still_runs + 1
       node.still_runs = n
       if n >= M.STILL_RUNS then still_time(kernel, node) end
