@@ -10,6 +10,14 @@ local function model_insert(list, item)
   table.insert(list, i + 1, item)
 end
 
+-- Action `id` runs now: what should have run is the model's next (the least (t, n) of what was
+-- posted and has not run yet).
+local function ran_now(pending, want, got, id)
+  local first = table.remove(pending, 1)
+  want[#want + 1] = first and first.id or "none"
+  got[#got + 1] = id
+end
+
 describe("sim.kernel event order", function()
   it("is (time, posting order) for events posted now, later and before now", function()
     local DELAYS = { 0, 0, 0, 0.5, 1, 1, 2, -0.25 }
@@ -21,10 +29,7 @@ describe("sim.kernel event order", function()
       local post   -- post(t): a new action at t, in the kernel and in the model
       local function action(id)
         return function()
-          -- the model's next: the least (t, n) of what was posted and has not run yet
-          local first = table.remove(pending, 1)
-          want[#want + 1] = first and first.n or "none"
-          got[#got + 1] = id
+          ran_now(pending, want, got, id)
           for _ = 1, math.random(0, 3) do
             if budget > 0 then
               budget = budget - 1
@@ -35,7 +40,7 @@ describe("sim.kernel event order", function()
       end
       function post(t)
         posted = posted + 1
-        model_insert(pending, { t = t, n = posted })
+        model_insert(pending, { t = t, n = posted, id = posted })
         k:at(t, action(posted))
       end
       for _ = 1, 5 do post(math.random(0, 3)) end
@@ -64,9 +69,7 @@ describe("sim.kernel event order", function()
       end
       local act
       local function ran(id)
-        local first = table.remove(pending, 1)
-        want[#want + 1] = first and first.id or "none"
-        got[#got + 1] = id
+        ran_now(pending, want, got, id)
         for _ = 1, math.random(1, 4) do
           if budget > 0 then
             budget = budget - 1
