@@ -18,7 +18,7 @@ time, clock and date read the virtual clock (epoch 2026-01-01T00:00:00Z), and ru
 exactly as node.lua does. Student code runs interpreted (jit.off; the runtime's own code keeps
 the JIT); the spin check is a watchdog outside this process (sandbox/sim_watch.py) that sends
 SIGPROF when one resume lasts too long, answered here by a jit.profile callback, and a node that
-runs too often at one virtual instant stops the run (splaylab.sim.watch).
+runs a million times within one second of virtual time stops the run (splaylab.sim.watch).
 
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
 output level or `exit` (TEXT = code<TAB>reason), `churn` (event<TAB>planned[<TAB>graceful]),
@@ -31,7 +31,8 @@ cells 7-9 are the watchdog's (the resume to stop, its node, its virtual time). T
 it on its own clock (sandbox/simulate.py, sandbox/sim_watch.py). stderr at the end: `done VT
 EVENTS NODES PEAK_RSS_KB` (the runner times the run).
 Exit status: 0 every node ended well or ran to the end, 1 a node failed, 2 bad input, 4 out of
-memory, 5 a node computed too long without waiting, or virtual time stood still.
+memory, 5 a node computed too long without waiting, or ran a million times within
+one virtual second.
 Determinism: this process reads no clock during the run, and nothing it does depends on the
 wall clock: the same input takes the same path through the Lua code and the JIT builds the
 same traces (docs/simulation.md "Determinism"). When progress is written is counted in events;

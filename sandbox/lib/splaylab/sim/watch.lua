@@ -1,7 +1,7 @@
 --[[
 splaylab.sim.watch - the checks that stop a simulation, on the simulator's side (sim.lua): the
 file of cells it shares with the runner's watchdog (sandbox/sim_watch.py), the spin check's
-answer to the watchdog's signal, and the bound on a node's runs at one virtual instant
+answer to the watchdog's signal, and the bound on a node's runs within one virtual second
 (docs/simulation.md, "Limits"). Nothing here reads a clock: the run takes the same path
 whatever the machine's load (docs/simulation.md, "Determinism").
 
