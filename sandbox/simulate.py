@@ -95,6 +95,7 @@ class SimJob:
     trace: Any = None                       # the trace block ({max_events}); False: off (benchmarks)
     output: Any = None                      # splayd.output_limits.OutputLimits (None: the defaults)
     transport: str = "fast"                 # rpc/urpc messages: "fast" (copies) | "sockets" (encoded, as live)
+    gc_budget_mb: int = 128                 # garbage the collector lets pile up (splaylab.sim.collector)
 
 
 @dataclass
@@ -202,7 +203,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
         "limits": job.limits, "spin_limit": job.spin_limit, "job_id": job.job_id,
         "list_type": job.list_type, "bootstrap": _bootstrap_positions(job, addresses),
         "trace": job.trace, "harness": str(root / "harness.lua") if job.harness else None,
-        "output": output_limits(job.output).sim_block(), "transport": job.transport,
+        "output": output_limits(job.output).sim_block(), "transport": job.transport, "gc_budget_mb": job.gc_budget_mb,
         "progress": str(root / "progress"),   # sim.lua and sim_watch.py share it
     }
     shutil.copyfile(job.app, root / "app.lua")

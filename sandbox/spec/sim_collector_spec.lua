@@ -1,0 +1,42 @@
+-- splaylab.sim.collector: the collector's pause follows a garbage budget, cycle after cycle
+-- (docs/simulation.md "Figures": the collector's budget).
+local collector = require "splaylab.sim.collector"
+
+describe("sim.collector", function()
+  it("lets the heap grow by the budget, between the floor and the ceiling", function()
+    assert.equal(612, collector.pause_for(25 * 1024, 128 * 1024, 150, 1000))   -- a grading run
+    assert.equal(150, collector.pause_for(2 * 1024 * 1024, 128 * 1024, 150, 1000))   -- 2 GB kept
+    assert.equal(1000, collector.pause_for(1024, 128 * 1024, 150, 1000))        -- 1 MB kept
+    assert.equal(150, collector.pause_for(25 * 1024, 0, 150, 1000))             -- no budget
+  end)
+
+  it("sets the pause at the end of every cycle from what the heap then holds", function()
+    local before = collectgarbage("setpause", 200)
+    collectgarbage("setpause", before)
+    collectgarbage()
+    -- a budget as large as the heap: the pause near 200 %, inside the floor and the ceiling
+    local budget_mb = collectgarbage("count") / 1024
+    local tuner = collector.start { budget_mb = budget_mb, min_pause = 110, max_pause = 1000 }
+    local ok, err = pcall(function()
+      local cycles0 = tuner.stats()
+      local keep = {}
+      for i = 1, 4 * 1024 do keep[i] = string.rep("x", 1024) .. i end   -- 4 MB more kept
+      collectgarbage()
+      collectgarbage()
+      assert.equal(4 * 1024, #keep)   -- still kept
+      local cycles, pause = tuner.stats()
+      assert.is_true(cycles >= cycles0 + 2, "a cycle's end was not seen")
+      local expected = collector.pause_for(collectgarbage("count"), budget_mb * 1024, 110, 1000)
+      assert.is_true(math.abs(pause - expected) <= 2, ("pause %d, expected %d"):format(pause, expected))
+      assert.is_true(pause > 110 and pause < 200, "more kept for the same budget: a smaller pause")
+      assert.equal(pause, collectgarbage("setpause", pause))   -- what the collector really uses
+      -- garbage alone ends cycles too (no full collect asked)
+      local ring = {}   -- each table escapes (the JIT would sink an unused one)
+      for i = 1, 400000 do ring[i % 16] = { i, i, i } end
+      assert.equal(400000, ring[0][1])
+      assert.is_true(tuner.stats() > cycles, "no cycle ended while garbage piled up")
+    end)
+    tuner.stop(before)
+    assert(ok, err)
+  end)
+end)
