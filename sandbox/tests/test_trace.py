@@ -169,3 +169,23 @@ def test_past_its_cap_a_node_aggregates_and_the_sums_stay_exact(tmp_path: Path) 
     # the served side lists its own first 100 and aggregates the rest
     assert sum(row[10] for node, row in rows(records) if node == 2 and row[1] == "serve") == 250
     assert all(len(json.dumps({"rows": r["rows"]})) < 4000 for r in records if r["kind"] == "trace")
+
+
+def test_simulated_rows_are_written_as_they_came_once_checked() -> None:
+    # run_records writes a simulation's rows as sim.lua formatted them (no re-encoding), but only
+    # a line that is exactly {"rows": one JSON list of lists}: nothing can ride along into the record
+    import io
+    sys.path.insert(0, str(SANDBOX))
+    from run_records import Output
+    buf = io.StringIO()
+    output = Output(buf, start=0.0, quiet=True)
+    output.virtual = 2.5
+    row = [1.25, "call", 2, "find", 10, 12, "ok", "", 0, 0.125, 1]
+    output.record(3, "trace", '{"rows":' + json.dumps([row]) + "}")
+    output.record(3, "trace", '{"rows":[[1.5,"call",2,"f",1,1,"ok","",0,0,1]], "kind": "probe"}')
+    output.record(3, "trace", '{"rows":[[1.5,"call"]]}, {"node": 1}')
+    output.record(3, "trace", '{"rows":[1.5]}')
+    lines = [json.loads(line) for line in buf.getvalue().splitlines()]
+    assert lines[0] == {"node": 3, "t": 2.5, "kind": "trace", "rows": [row], "sim": True}
+    assert [r["kind"] for r in lines[1:]] == ["log"] * 3
+    assert all(r["level"] == "error" and r["text"].startswith("malformed trace record") for r in lines[1:])
