@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,29 @@ def test_an_error_raised_in_a_function_served_over_rpc_counts_as_a_runtime_error
     (check,) = grade(load_assignment(folder), source, cache_dir=tmp_path).to_dict()["checks"]
     assert not check["passed"]
     assert "node 2" in check["message"] and "call to 'crash' raised: app.lua:2:" in check["message"]
+
+
+def test_a_simulated_submission_is_bounded_by_a_multiple_of_the_references_wall_time(tmp_path: Path, monkeypatch) -> None:
+    # A submission doing far more work than the reference (here: computing between short sleeps,
+    # never long enough for the spin check) stops at SIM_BOUND_FACTOR times the reference's wall
+    # time, and the report says so. The floor is lowered from 120 s so that the test takes seconds.
+    from grading.grader import runner
+    monkeypatch.setattr(runner, "SIM_BOUND_FLOOR_S", 1.5)
+    monkeypatch.setattr(runner, "SIM_BOUND_FACTOR", 2)
+    folder = tiny_assignment(tmp_path, [{"name": "clean", "check": "no_runtime_errors"}])
+    a = load_assignment(folder)
+    slow = ("function measure() return 0.1 end\n"
+            "require('splay.events').thread(function()\n"
+            "  while true do local x = 0; for j = 1, 2e6 do x = x + j end; events.sleep(0.01) end\n"
+            "end)\n")
+    started = time.monotonic()
+    report = grade(a, slow, cache_dir=tmp_path).to_dict()
+    took = time.monotonic() - started
+    (run,) = report["runs"]
+    ref_wall = json.loads(next(tmp_path.glob("*.json")).read_text())["wall_s"]   # the cached reference's
+    bound = max(1.5, 2 * ref_wall)
+    assert run["failure"].startswith(f"the run took more than {bound:g} s of wall time ("), run["failure"]
+    assert bound <= run["wall_s"] < bound + 5 and took < 30
+    assert report["score"] == 0
+    # the reference itself, and a submission as quick as it, stay inside the bound
+    assert grade(a, a.reference, cache_dir=tmp_path).to_dict()["runs"][0]["failure"] is None

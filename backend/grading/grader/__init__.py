@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from . import checks as library
 from .run_logs import run_logs
-from .runner import DEFAULT_CACHE, RunResult, execute, output_warnings
+from .runner import DEFAULT_CACHE, RunResult, execute, output_warnings, sim_wall_bound
 from .spec import Assignment, CheckSpec, SpecError, assignment_from_texts, load_assignment
 from .syntax import syntax_error
 
@@ -134,20 +134,25 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
     for name in [r.name for r in assignment.runs if r.name in used]:
         run = runs[name]
         churn_text = assignment.files.get(run.churn) if run.churn else None
+        # the reference first (usually from the cache): a simulated submission's wall-time bound
+        # is a multiple of the reference's (runner.sim_wall_bound)
+        ref_result = None
+        if name in with_reference or run.mode == "sim":
+            if on_run:
+                on_run("reference", name)
+            ref_result = execute(assignment.reference, run, churn_text, harness=assignment.harness,
+                                 cache_dir=cache_dir)
+        bound, why = sim_wall_bound(ref_result) if run.mode == "sim" else (None, "")
         if on_run:
             on_run("submission", name)
-        result = execute(source, run, churn_text, harness=assignment.harness)
+        result = execute(source, run, churn_text, harness=assignment.harness, timeout=bound, timeout_why=why)
         mine[name] = data(result)
         entry = {"name": name, "mode": run.mode, "nodes": run.nodes, "time": run.time, "seed": run.seed,
                  "net": run.net, "churn": run.churn, "wall_s": round(result.wall_s, 2), "failure": result.failure,
                  "warnings": output_warnings(result.records)}
         if name in visible:
             entry["logs"] = run_logs(result.records)
-        if name in with_reference:
-            if on_run:
-                on_run("reference", name)
-            ref_result = execute(assignment.reference, run, churn_text, harness=assignment.harness,
-                                 cache_dir=cache_dir)
+        if name in with_reference and ref_result is not None:
             ref[name] = data(ref_result)
             entry["reference_wall_s"] = round(ref_result.wall_s, 2)
             entry["reference_cached"] = ref_result.cached

@@ -43,6 +43,22 @@ class RunResult:
     derived: dict[str, Any] = field(default_factory=dict)
 
 
+# A simulated submission may take SIM_BOUND_FACTOR times the wall time its reference took (for a
+# cached reference, when it ran), at least SIM_BOUND_FLOOR_S; without a reference time (it
+# failed), SIM_BOUND_MAX_S. A submission that does far more work than the reference (a flood of
+# messages) then holds a grading worker for minutes, not half an hour (docs/grading.md).
+SIM_BOUND_FACTOR, SIM_BOUND_FLOOR_S, SIM_BOUND_MAX_S = 20, 120.0, 1800.0
+
+
+def sim_wall_bound(reference: RunResult | None) -> tuple[float, str]:
+    """A simulated submission's wall-time bound, and the words that explain it."""
+    if reference is None or reference.failure or reference.wall_s <= 0:
+        return SIM_BOUND_MAX_S, "the bound of every simulated run"
+    bound = max(SIM_BOUND_FLOOR_S, SIM_BOUND_FACTOR * reference.wall_s)
+    return bound, (f"a simulated run may take {SIM_BOUND_FACTOR:g} times the reference's "
+                   f"{reference.wall_s:.1f} s, and at least {SIM_BOUND_FLOOR_S:g} s")
+
+
 # The cached runs this process read last: a worker grading a class's submissions of one assignment
 # reads the reference's records (megabytes of JSON) and derives its facts once, not per submission.
 RECENT_RUNS = 4
@@ -120,9 +136,11 @@ def _cache_key(app: str, harness: str | None, run: RunSpec, churn_text: str | No
 
 
 def execute(app: str, run: RunSpec, churn_text: str | None = None, *, harness: str | None = None,
-            cache_dir: Path | None = None, timeout: float | None = None) -> RunResult:
+            cache_dir: Path | None = None, timeout: float | None = None, timeout_why: str = "") -> RunResult:
     """Run app (Lua source) under run, with the assignment's harness (Lua source) loaded before it;
-    with cache_dir, simulated runs are read from / written to it. Every run is traced."""
+    with cache_dir, simulated runs are read from / written to it. Every run is traced. timeout:
+    the wall-time bound (default: a live run's duration + 120 s, a simulation's SIM_BOUND_MAX_S),
+    timeout_why what the failure says of it."""
     key = None
     if cache_dir is not None and run.mode == "sim":
         key = _cache_key(app, harness, run, churn_text)
@@ -139,7 +157,7 @@ def execute(app: str, run: RunSpec, churn_text: str | None = None, *, harness: s
             while len(_recent) > RECENT_RUNS:
                 _recent.popitem(last=False)
             return result
-    result = _run(app, harness, run, churn_text, timeout)
+    result = _run(app, harness, run, churn_text, timeout, timeout_why)
     if key is not None and cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=cache_dir, prefix=f".{key}.", suffix=".tmp", delete=False) as f:
@@ -148,7 +166,8 @@ def execute(app: str, run: RunSpec, churn_text: str | None = None, *, harness: s
     return result
 
 
-def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, timeout: float | None) -> RunResult:
+def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, timeout: float | None,
+         timeout_why: str) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="splaylab-grade-") as tmp:
         folder = Path(tmp)
         (folder / "app.lua").write_text(app, encoding="utf-8")
@@ -172,7 +191,7 @@ def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, ti
         else:
             argv += ["--nodes", str(run.nodes)]
         # a live run takes its duration plus start-up; a simulation its CPU, bounded generously
-        limit = timeout if timeout is not None else (run.time + 120 if run.mode == "live" else 1800)
+        limit = timeout if timeout is not None else (run.time + 120 if run.mode == "live" else SIM_BOUND_MAX_S)
         started = time.monotonic()
         failure = None
         try:
@@ -185,7 +204,7 @@ def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, ti
                 failure = f"the run ended with status {p.returncode}: " + (stderr[-1] if stderr else "")
         except subprocess.TimeoutExpired:
             stderr = []
-            failure = f"the run took more than {limit:g} s of wall time"
+            failure = f"the run took more than {limit:g} s of wall time" + (f" ({timeout_why})" if timeout_why else "")
         wall = time.monotonic() - started
         records = []
         if out.is_file():
