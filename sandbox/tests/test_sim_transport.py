@@ -113,6 +113,54 @@ def test_epidemic_over_urpc_reaches_the_same_nodes_the_same_way_on_both_transpor
     assert canonical(runs["fast"]) == canonical(runs["sockets"])
 
 
+PARTITIONED = r"""
+require "splay.base"
+local rpc, urpc = require "splay.rpc", require "splay.urpc"
+rpc.server(job.me.port)
+urpc.server(job.me.port)
+function echo(x) return x end
+events.thread(function()
+  if job.position ~= 1 then return end
+  for i = 1, 16 do
+    local sent = misc.time()
+    events.thread(function()
+      local ok = rpc.a_call(job.nodes[2], {"echo", i}, 20)
+      log:print(("rpc %d sent %.3f back %.3f %s"):format(i, sent, misc.time(), tostring(ok)))
+    end)
+    events.thread(function()
+      local ok = urpc.a_call(job.nodes[2], {"echo", i}, 1)
+      log:print(("urpc %d sent %.3f back %.3f %s"):format(i, sent, misc.time(), tostring(ok)))
+    end)
+    events.sleep(0.5)
+  end
+end)
+"""
+
+
+def test_a_partition_holds_rpc_and_drops_urpc_alike_on_both_transports(tmp_path: Path) -> None:
+    # Messages sent during a partition: a TCP message waits for the heal (then arrives, in
+    # order), a datagram is lost; the fast path polls the partition as the socket path's flusher
+    # does, and both give the same calls, answers and times.
+    app = tmp_path / "partitioned.lua"
+    app.write_text(PARTITIONED)
+    runs = both(str(app), tmp_path, "--nodes", "2", "--time", "14", "--seed", "3",
+                "--net", "const:40ms", "--partition", "2s+2.5s:1|2")
+    calls = {t: sorted((m[1], int(m[2]), float(m[3]), float(m[4]), m[5])
+                       for _, m in logs(runs[t], r"^(rpc|urpc) (\d+) sent ([\d.]+) back ([\d.]+) (\w+)$"))
+             for t in TRANSPORTS}
+    assert calls["fast"] == calls["sockets"]
+    rpc_calls = [c for c in calls["fast"] if c[0] == "rpc"]
+    urpc_calls = [c for c in calls["fast"] if c[0] == "urpc"]
+    assert len(rpc_calls) == len(urpc_calls) == 16 and all(c[4] == "true" for c in rpc_calls)
+    held = [c for c in rpc_calls if 2.0 <= c[2] < 4.5]
+    assert held and all(c[3] >= 4.5 for c in held)                    # answered after the heal
+    # a call whose whole timeout (1 s, urpc's retries included) falls in the cut is lost
+    cut = [c for c in urpc_calls if 2.0 <= c[2] <= 3.5]
+    assert len(cut) == 4 and all(c[4] == "false" for c in cut)
+    assert all(c[4] == "true" for c in urpc_calls if c[2] >= 5.0)
+    assert canonical(runs["fast"])[0] == canonical(runs["sockets"])[0]
+
+
 def test_the_fast_path_repeats_a_long_run_record_for_record(tmp_path: Path) -> None:
     # The chord assignment's off-by-one variant on its King delays, 64 nodes for 240 s: a run
     # long enough for the JIT to compile the copy walk (splaylab.benc_copy), which then, in about

@@ -52,18 +52,6 @@ local PARTITION_POLL = netem.PARTITION_POLL
 local function frame_size(n) return n + digits(n) + 1 end
 M.frame_size = frame_size
 
--- `deliver(item)` at virtual time `at`, held PARTITION_POLL s at a time while a partition
--- separates this node from `peer` (socket_netem's flusher, the sender's view).
-local function send_at(at, peer, deliver, item)
-  local net = platform.sim_net
-  -- due now: it leaves at once, as the flusher sends it in this same resume of the node
-  if at <= platform.now() and not netem.partitioned(peer) then return deliver(item) end
-  local function try()
-    if netem.partitioned(peer) then net.post(platform.now() + PARTITION_POLL, try) else deliver(item) end
-  end
-  net.post(at, try)
-end
-
 -- The moment a TCP message of `frame` bytes reaches node `peer` on the connection end `box`
 -- (socket_netem.queue_stream: the draws in its order, a stream keeps its order).
 local function stream_at(box, frame, peer)
@@ -116,10 +104,25 @@ local function deliver(item)
   from:delivered()
 end
 
+-- The message delivered now, or held PARTITION_POLL s at a time while a partition separates
+-- this node from the link's peer (socket_netem's flusher, the sender's view). Posted with the
+-- item as its argument: a closure per message would stop the JIT's traces (FNEW is not compiled).
+local function deliver_when_reachable(item)
+  if netem.partitioned(item[1].peer_pos) then
+    platform.sim_net.post(platform.now() + PARTITION_POLL, deliver_when_reachable, item)
+  else
+    deliver(item)
+  end
+end
+
 local function send(from, item, frame)
   from.in_flight = from.in_flight + 1
   local peer = netem.active and from.peer_pos
-  if peer then send_at(stream_at(from, frame, peer), peer, deliver, item) else deliver(item) end
+  if not peer then return deliver(item) end
+  local at = stream_at(from, frame, peer)
+  -- due now: it leaves at once, as the flusher sends it in this same resume of the node
+  if at <= platform.now() and not netem.partitioned(peer) then return deliver(item) end
+  platform.sim_net.post(at, deliver_when_reachable, item)
 end
 
 function M.exchange(c, req, size, deadline)
@@ -248,7 +251,7 @@ function M.udp_send(box, req, size, ip, port)
     end
     local delay = netem.serialize(size) + netem.delay(pos)
     if delay > 0 then
-      platform.sim_net.post(platform.now() + delay, function() deliver_datagram(item) end)
+      platform.sim_net.post(platform.now() + delay, deliver_datagram, item)
       return true
     end
   end

@@ -6,7 +6,7 @@ Whatever holds an event, the kernel takes them in exactly (t, seq) order
 (spec/sim_kernel_order_spec.lua checks it against a model).
 
 Usage (kernel.lua): agenda.install(Kernel); fields of a new kernel: agenda.fields(kernel)
-  kernel:_post(t, fn, node, token, arg)   an event (fn alone: a timed action; node: it resumes)
+  kernel:_post(t, fn, node, token, arg)   an event (no node: a timed action, fn(arg); node: it resumes)
   kernel:_deadline(node, t)               a node's coroutine wakes at t (its one entry)
   kernel:_timer(e, t, seq), kernel:_untimer(e)   a thread's deadline entry, armed / cancelled
   kernel:_advance(next_t)                 the horizon moves (the run loop, when it is reached)

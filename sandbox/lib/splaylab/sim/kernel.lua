@@ -289,7 +289,7 @@ function Kernel:_dispatch(fn, node, token, arg)
       end
     end
   else
-    fn()
+    fn(arg)   -- a timed action, with what it was posted with (false: nothing)
   end
 end
 
@@ -332,7 +332,7 @@ function M.new(opts)
     before_resume = opts.before_resume, after_resume = opts.after_resume, failed = false }, Kernel)
   agenda.fields(kernel)
   kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end,
-    function(t, fn) kernel:_post(t, fn) end)   -- messages in flight (splaylab.rpc_fast)
+    function(t, fn, arg) kernel:_post(t, fn, nil, nil, arg) end)   -- messages in flight (splaylab.rpc_fast)
   return kernel
 end
 

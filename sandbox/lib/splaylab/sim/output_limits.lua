@@ -62,6 +62,16 @@ function Limits:_report(k, n, t)
   self.emit(k, t, "limit", "rate\t" .. dropped .. "\t" .. text)
 end
 
+-- The window's record is due at its end, unless sent before. (A function of its own: a closure
+-- made inside admit would make every return of admit close upvalues, which the JIT does not
+-- compile, and admit sees every line of every node.)
+function Limits:_report_at_window_end(k, n)
+  local start = n.start
+  self.at(start + self.window, function()
+    if self.nodes[k] == n and n.start == start then self:_report(k, n, start + self.window) end
+  end)
+end
+
 --- The text node k's line of `level` goes out with at virtual time t, or nil when dropped.
 function Limits:admit(k, t, level, text)
   if MEASUREMENT[level] then return text end
@@ -79,12 +89,7 @@ function Limits:admit(k, t, level, text)
     n.lines = n.lines + 1
     if n.lines > self.rate then
       n.dropped = n.dropped + 1
-      if n.dropped == 1 then   -- the window's record is due at its end, unless sent before
-        local start = n.start
-        self.at(start + self.window, function()
-          if self.nodes[k] == n and n.start == start then self:_report(k, n, start + self.window) end
-        end)
-      end
+      if n.dropped == 1 then self:_report_at_window_end(k, n) end
       return nil
     end
   end

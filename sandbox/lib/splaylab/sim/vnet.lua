@@ -21,8 +21,8 @@ creation order); `put` wakes its owner. Two boxes made by `net:link` are the two
 rpc connection: when one end closes (its node ended, or the app's pool closed it) the other
 reads end-of-stream. `net:serve(kind, ip, port, inbox)` makes a box the inbox of the
 rpc ("tcp") or urpc ("udp") server bound at ip:port; `net:server_of(kind, ip, port)` finds
-it while the socket bound there is still its owner's. `net:post(t, fn)` runs fn at virtual
-time t (the kernel's queue): a message in flight.
+it while the socket bound there is still its owner's. `net.post(t, fn, arg)` runs fn(arg) at
+virtual time t (the kernel's queue): a message in flight.
 ]]
 local M = { _NAME = "splaylab.sim.vnet", _VERSION = "0.1" }
 
