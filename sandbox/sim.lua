@@ -100,7 +100,7 @@ end
 local spec = cjson.decode(read_file(arg[1] or "sim.json"))
 for key, v in pairs(spec) do if v == cjson.null then spec[key] = nil end end
 world.init(here .. "/lib")
-collector.start { budget_mb = tonumber(spec.gc_budget_mb) or 128, min_pause = 150, max_pause = 1000 }
+collector.start { budget_mb = tonumber(spec.gc_budget_mb) }   -- the module's floor and ceiling
 local transport = spec.transport or "fast"
 if transport ~= "fast" and transport ~= "sockets" then
   io.stderr:write("sim.lua: transport must be \"fast\" or \"sockets\", not ", tostring(transport), "\n")

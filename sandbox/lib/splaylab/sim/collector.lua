@@ -15,6 +15,7 @@ own finalizer. Finalizers run at the end of a cycle, before LuaJIT computes the 
 from the pause, so the pause set there applies to the cycle that just ended.
 
 Usage: require("splaylab.sim.collector").start{ budget_mb = 128, min_pause = 150, max_pause = 1000 }
+(those are the defaults: what sim.lua uses, the budget from sim.json's gc_budget_mb)
 ]]
 local M = { _NAME = "splaylab.sim.collector", _VERSION = "0.1" }
 
