@@ -50,6 +50,7 @@ local world = require "splaylab.sim.world"
 local kernel_lib = require "splaylab.sim.kernel"
 local output_limits = require "splaylab.sim.output_limits"
 local watch = require "splaylab.sim.watch"
+local app_chunk = require "splaylab.sim.app_chunk"
 -- Runtime modules without state, loaded once for every node: the JIT's traces through them then
 -- serve every node, instead of one set of side traces per node's copy (apps never see them).
 -- (Also memory: each instance is closures and upvalues, ~1 - 3 KB per module and node.)
@@ -109,6 +110,11 @@ end
 local src = read_file(spec.app)
 -- an assignment's harness (docs/grading.md): loaded in every node before app.lua
 local harness_src = spec.harness and read_file(spec.harness) or nil
+-- Both compiled once for every node: each node gets its own closure of their main functions
+-- (splaylab.sim.app_chunk: one set of prototypes, not one per node).
+local make_app, app_error, app_warnings = app_chunk.new(src, "app.lua", true)
+local make_harness, harness_error
+if harness_src then make_harness, harness_error = app_chunk.new(harness_src, "harness.lua", false) end
 -- the message trace is always on in simulation (docs/trace.md); `trace: false` turns it off
 -- for benchmarks only
 local trace_spec = nil
@@ -235,6 +241,17 @@ local function start_node(node)
   local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
   node.string = env.string
   env.load, env.loadstring, env.loadfile = interpreted(env.load), interpreted(env.loadstring), interpreted(env.loadfile)
+  local chunk, harness_main   -- this node's closures of app.lua's and the harness's main functions
+  -- tracebacks name their frames as live names a chunk's ("in main chunk")
+  local function tracebacks(tb, co) return app_chunk.main_frames(tb, co, chunk, harness_main) end
+  local real_traceback = debug.traceback
+  if type(env.debug) == "table" then
+    env.debug.traceback = function(a, b, c)
+      if type(a) == "thread" then return tracebacks(real_traceback(a, b, c), a) end
+      if b ~= nil and type(b) ~= "number" then return real_traceback(a, b) end
+      return tracebacks(real_traceback(a, (b or 1) + 1))   -- + 1: this function's own frame
+    end
+  end
   string_of_node = env.string
   getmetatable("").__index = string_index
 
@@ -247,10 +264,14 @@ local function start_node(node)
     output.write("error", text)
     platform.exit(code)
   end
-  local handler = boot.error_handler
+  local function handler(err)
+    local text = boot.error_handler(err)
+    if text == MEMORY_ERROR then return text end   -- no stack walk without memory
+    return tracebacks(text)
+  end
   events.on_error = function(co, err)
     if err == MEMORY_ERROR then return fatal(k, "out of memory", EXIT_MEMORY) end
-    failed(boot.error_text(debug.traceback(co, tostring(err))), 1)
+    failed(boot.error_text(tracebacks(debug.traceback(co, tostring(err)), co)), 1)
   end
   events.on_exit = function()
     flush_streams()
@@ -259,12 +280,13 @@ local function start_node(node)
 
   local run_harness
   if harness_src then
-    local herr
-    run_harness, herr = boot.compile_harness(harness_src, henv, env, world.new_math)
-    if not run_harness then return fatal(k, herr, EXIT_USAGE) end
+    if not make_harness then return fatal(k, harness_error, EXIT_USAGE) end
+    harness_main = make_harness(henv)
+    run_harness = boot.harness_runner(harness_main, henv, env, world.new_math)
   end
-  local chunk, syntax_err = boot.compile_app(src, env)
-  if not chunk then return failed(syntax_err, 2) end
+  for _, warning in ipairs(app_warnings) do output.write("warning", warning) end
+  if not make_app then return failed(app_error, 2) end
+  chunk = make_app(env)
   jit.off(chunk, true)
   local ok, err = true, nil
   if run_harness then ok, err = xpcall(run_harness, handler) end

@@ -389,3 +389,50 @@ def test_progress_is_reported_during_the_run_from_the_simulators_counters(tmp_pa
     assert all(0 < p.virtual_t <= 100 and p.nodes_started == 20 and p.events_per_s > 0 for p in reports)
     assert [p.events for p in reports] == sorted({p.events for p in reports})   # growing, each new
     assert all(p.events % 1024 == 0 and p.events <= result.final.events for p in reports)
+
+
+MAIN_CHUNK_APP = """require "splay.base"
+counter = (counter or 0) + job.position   -- a global: each node's own
+local seen = {}                            -- a top-level local: each node's own
+local function fail() error("boom at " .. job.position) end
+function show() log.print("tb " .. debug.traceback("here"):gsub("\\n%s*", " | ")) end
+show()
+seen[#seen + 1] = job.position
+log.print("state", counter, #seen, tostring(rawget(_G, "seen")))
+if job.position == 2 then fail() end
+"""
+
+
+def test_app_lua_compiled_once_for_all_nodes_reads_as_a_chunk_of_its_own_live_and_simulated(tmp_path: Path) -> None:
+    # the simulator compiles app.lua once and gives every node a closure of its main function
+    # (splaylab.sim.app_chunk): each node keeps its own globals and top-level locals, and the
+    # main function's frame reads "in main chunk" in error records and in debug.traceback, as live
+    app = tmp_path / "main.lua"
+    app.write_text(MAIN_CHUNK_APP)
+    simulated, data = sim(app, tmp_path, "--nodes", "3", "--time", "2")
+    assert simulated.returncode == 1, simulated.stderr
+    out = tmp_path / "live.jsonl"
+    live = subprocess.run([sys.executable, str(RUN_LOCAL), str(app), "--nodes", "3", "--time", "5",
+                           "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=120)
+    assert live.returncode == 1, live.stderr
+
+    def app_lines(recs: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+        lines = []
+        for r in recs:
+            if r["kind"] != "log":
+                continue
+            text = r["text"]
+            if text.startswith("tb "):   # the runtime's frames below the app's differ: node.lua / sim.lua
+                text = " | ".join(part for part in text.split(" | ") if "app.lua" in part or part in ("tb here", "stack traceback:"))
+            lines.append((r["node"], r["level"], text))
+        return sorted(lines, key=lambda line: line[0])   # by node, each node's in order
+    simulated_lines, live_lines = app_lines(records(data)), app_lines(records(out.read_bytes()))
+    assert simulated_lines == live_lines
+    traceback = "tb here | stack traceback: | app.lua:5: in function 'show' | app.lua:6: in main chunk"
+    assert simulated_lines == [
+        (1, "print", traceback), (1, "print", "state 1 1 nil"),
+        (2, "print", traceback), (2, "print", "state 2 1 nil"),
+        (2, "error", "app.lua:4: boom at 2"), (2, "error", "stack traceback:"),
+        (2, "error", "\t[C]: in function 'error'"), (2, "error", "\tapp.lua:4: in function 'fail'"),
+        (2, "error", "\tapp.lua:9: in main chunk"),
+        (3, "print", traceback), (3, "print", "state 3 1 nil")]

@@ -226,9 +226,15 @@ end
 M.harness_envs = setmetatable({}, { __mode = "k" })
 
 function M.compile_harness(src, henv, app_env, new_math)
-  M.harness_envs[henv] = true
   local chunk, err = load(src, "=harness.lua", "t", henv)
   if not chunk then return nil, tostring(err) end
+  return M.harness_runner(chunk, henv, app_env, new_math)
+end
+
+--- The harness's main function (made in henv: the simulator compiles it once for every node)
+--- -> the function that runs it with its capability.
+function M.harness_runner(chunk, henv, app_env, new_math)
+  M.harness_envs[henv] = true
   local h = require("splaylab.harness").capability(app_env, henv.job, new_math)
   return function() return chunk(h) end
 end
@@ -237,10 +243,9 @@ end
 -- LuaJIT refuses is a warning record naming its line): the chunk, or nil and the syntax
 -- error's record text.
 function M.compile_app(src, env)
-  if string.sub(src, 1, 1) == "\27" then
-    return nil, "app.lua:1: precompiled bytecode is not accepted, send Lua source"
-  end
-  local chunk, err, warnings = require("splaylab.lua51").load(src, "app.lua", env)
+  local lua51 = require "splaylab.lua51"
+  if string.sub(src, 1, 1) == "\27" then return nil, lua51.bytecode_refused("app.lua") end
+  local chunk, err, warnings = lua51.load(src, "app.lua", env)
   for _, w in ipairs(warnings) do require("splaylab.output").write("warning", w) end
   if not chunk then return nil, tostring(err) end
   return chunk

@@ -22,13 +22,14 @@ parameter list, on the same line), with a warning naming the line. A function th
 keeps LuaJIT's meaning (Lua 5.1 gave it a nil local `arg`; nothing relies on that).
 
 Usage: local chunk, err, warnings = require("splaylab.lua51").load(src, "app.lua", env)
+  local text, err, warnings = lua51.prepare(src, "app.lua")   -- the text M.load compiles
   local fixed, warnings = lua51.rewrite(src, "app.lua")   -- the source LuaJIT would accept
   local fixed, warnings = lua51.vararg_arg(src, "app.lua") -- Lua 5.0's `arg` given
 ]]
 local M = { _NAME = "splaylab.lua51", _VERSION = "0.1" }
 
 local byte, sub, find, format, concat = string.byte, string.sub, string.find, string.format, table.concat
-local load = load
+local load, setfenv, ipairs = load, setfenv, ipairs
 
 local BACKSLASH, NL, CR = 92, 10, 13
 -- escapes LuaJIT 2.1's lexer accepts after a backslash (digits, x, u and z are checked apart)
@@ -247,24 +248,40 @@ function M.vararg_arg(src, chunkname)
   return concat(parts), warnings
 end
 
---- Compile app source (text only) as Lua 5.1 read it -> chunk | nil, error, warnings.
-function M.load(src, chunkname, env)
+--- The syntax error of a precompiled chunk (app source must be text).
+function M.bytecode_refused(chunkname)
+  return (chunkname or "app.lua") .. ":1: precompiled bytecode is not accepted, send Lua source"
+end
+
+--- The text LuaJIT compiles as Lua 5.1 read `src` (unknown escapes rewritten, Lua 5.0's `arg`
+--- given) -> text, nil, warnings, chunk (that text compiled, in the global environment) |
+--- nil, error, warnings.
+function M.prepare(src, chunkname)
   chunkname = chunkname or "app.lua"
-  local chunk, err = load(src, "=" .. chunkname, "t", env)
+  local chunk, err = load(src, "=" .. chunkname, "t")
   local warnings = {}
   if not chunk and find(tostring(err), "invalid escape sequence", 1, true) then
     local fixed
     fixed, warnings = M.rewrite(src, chunkname)
     if fixed == src then return nil, err, {} end
     src = fixed
-    chunk, err = load(src, "=" .. chunkname, "t", env)
+    chunk, err = load(src, "=" .. chunkname, "t")
   end
   if not chunk then return nil, err, warnings end
   local fixed, more = M.vararg_arg(src, chunkname)
-  if fixed == src then return chunk, nil, warnings end
+  if fixed == src then return src, nil, warnings, chunk end
   for _, w in ipairs(more) do warnings[#warnings + 1] = w end
-  chunk, err = load(fixed, "=" .. chunkname, "t", env)
-  return chunk, err, warnings
+  chunk, err = load(fixed, "=" .. chunkname, "t")
+  if not chunk then return nil, err, warnings end
+  return fixed, nil, warnings, chunk
+end
+
+--- Compile app source (text only) as Lua 5.1 read it -> chunk | nil, error, warnings.
+function M.load(src, chunkname, env)
+  local text, err, warnings, chunk = M.prepare(src, chunkname)
+  if not text then return nil, err, warnings end
+  if env then setfenv(chunk, env) end
+  return chunk, nil, warnings
 end
 
 return M
