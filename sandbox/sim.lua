@@ -53,9 +53,11 @@ local watch = require "splaylab.sim.watch"
 local app_chunk = require "splaylab.sim.app_chunk"
 -- Runtime modules without state, loaded once for every node: the JIT's traces through them then
 -- serve every node, instead of one set of side traces per node's copy (apps never see them).
--- (Also memory: each instance is closures and upvalues, ~1 - 3 KB per module and node.)
+-- (Also memory: each instance is closures and upvalues, ~1 - 3 KB per module and node; the
+-- sandbox's rules, env_rules, a table of ~60 reasons, 1.9 KB.)
 local SHARED = {}
-for _, name in ipairs { "splaylab.benc_copy", "splaylab.heap", "splaylab.lua51", "splaylab.socket_errors" } do
+for _, name in ipairs { "splaylab.benc_copy", "splaylab.heap", "splaylab.lua51", "splaylab.socket_errors",
+                         "splaylab.env_rules" } do
   SHARED[name] = require(name)
 end
 

@@ -27,6 +27,21 @@ describe("splaylab.log", function()
       l:debug("hidden"); l:info("a", 1); l.warn("b")
       assert.same({ { "info", "[chord] a 1" }, { "warning", "[chord] b" } }, records)
     end)
+
+    it("makes each method on its first use only, the same function after, write included", function()
+      local l = log.new(1, "[p]")
+      assert.is_nil(rawget(l, "info"))   -- an unused logger holds no closures
+      local info = l.info
+      assert.equal(info, l.info)
+      assert.equal(info, rawget(l, "info"))
+      info("dot"); l:write("w", 3); l.write("w2")
+      assert.is_nil(l.nothing)
+      assert.is_nil(rawget(l, "nothing"))
+      l.level = 4   -- the logger's level read at each call
+      l:info("hidden"); l:error("shown")
+      assert.same({ { "info", "[p] dot" }, { "warning", "[p] w" }, { "print", "[p] w2" }, { "error", "[p] shown" } },
+        records)
+    end)
   end)
 
   it("accepts the module's functions called with ':' as chord_p.lua does (log:print)", function()

@@ -13,7 +13,8 @@ local output = require "splaylab.output"
 
 local M = { _NAME = "splaylab.log", _VERSION = "0.1", global_level = 1 }
 
-local select, tostring, concat = select, tostring, table.concat
+local select, tostring, tonumber, concat, rawset, setmetatable =
+  select, tostring, tonumber, table.concat, rawset, setmetatable
 
 -- method name -> {numeric level, record level}
 local METHODS = {
@@ -59,26 +60,41 @@ end
 
 function M.set_level(level) M.global_level = tonumber(level) or M.global_level end
 
--- log.new(level, prefix) -> logger object; methods work with ':' and with '.'.
-function M.new(level, prefix)
-  local obj = { level = tonumber(level) or 1, prefix = prefix and tostring(prefix) or nil }
-  for name, spec in pairs(METHODS) do
-    obj[name] = function(first, ...)
-      if first == obj then
-        if spec[1] >= obj.level then emit(obj.prefix, spec[2], ...) end
-      elseif spec[1] >= obj.level then
-        emit(obj.prefix, spec[2], first, ...)
-      end
+-- log.new(level, prefix) -> logger object; methods work with ':' and with '.', so each is a
+-- closure over its logger: made on the first use of its name (and kept in the logger), since
+-- most loggers are never used (the runtime's own: three per node, ~3 KB of closures each in a
+-- simulation of thousands of nodes).
+local function method(obj, name)
+  if name == "write" then
+    return function(first, ...)
+      local msg, lvl
+      if first == obj then msg, lvl = ... else msg, lvl = first, ... end
+      lvl = tonumber(lvl) or 5
+      if lvl < 1 then lvl = 1 elseif lvl > 5 then lvl = 5 end
+      if lvl >= obj.level then emit(obj.prefix, RECORD_OF_LEVEL[lvl], msg) end
     end
   end
-  function obj.write(first, ...)
-    local msg, lvl
-    if first == obj then msg, lvl = ... else msg, lvl = first, ... end
-    lvl = tonumber(lvl) or 5
-    if lvl < 1 then lvl = 1 elseif lvl > 5 then lvl = 5 end
-    if lvl >= obj.level then emit(obj.prefix, RECORD_OF_LEVEL[lvl], msg) end
+  local spec = METHODS[name]
+  if not spec then return nil end
+  return function(first, ...)
+    if first == obj then
+      if spec[1] >= obj.level then emit(obj.prefix, spec[2], ...) end
+    elseif spec[1] >= obj.level then
+      emit(obj.prefix, spec[2], first, ...)
+    end
   end
-  return obj
+end
+
+local Logger = {
+  __index = function(obj, name)
+    local f = method(obj, name)
+    if f then rawset(obj, name, f) end
+    return f
+  end,
+}
+
+function M.new(level, prefix)
+  return setmetatable({ level = tonumber(level) or 1, prefix = prefix and tostring(prefix) or nil }, Logger)
 end
 
 return M
