@@ -14,7 +14,7 @@ string table (so ("").dump is unreachable). This is sound because node.lua runs 
 process; a multi-node simulation in one Lua state would need a different design.
 Files: io.open/lines/close/type and os.remove/rename exist only when the runtime passes the
 confined versions (opts.io_extra, opts.os_extra from splaylab.fs). Extra modules for require
-come as opts.modules (name -> table) and opts.loaders (name -> function(env), run once: how
+come as opts.modules (name -> table) and opts.loaders (name -> function(env, name), run once: how
 splay.base sets its globals). CPU, wall time and memory are enforced outside Lua (rlimits and
 the daemon's clock), since hooks do not fire in JIT-compiled code.
 
@@ -192,7 +192,7 @@ function M.build(opts)
   local loaders, loaded = opts.loaders or {}, {}
   function env.require(name)
     if loaders[name] then
-      if loaded[name] == nil then loaded[name] = loaders[name](env) end
+      if loaded[name] == nil then loaded[name] = loaders[name](env, name) end
       return loaded[name]
     end
     local m = modules[name]
