@@ -56,8 +56,9 @@ local app_chunk = require "splaylab.sim.app_chunk"
 -- (Also memory: each instance is closures and upvalues, ~1 - 3 KB per module and node; the
 -- sandbox's rules, env_rules, a table of ~60 reasons, 1.9 KB.)
 local SHARED = {}
+-- splaylab.memo: answers of pure functions (pool keys, the trace's peers), one cache for all.
 for _, name in ipairs { "splaylab.benc_copy", "splaylab.heap", "splaylab.lua51", "splaylab.socket_errors",
-                         "splaylab.env_rules" } do
+                         "splaylab.env_rules", "splaylab.memo" } do
   SHARED[name] = require(name)
 end
 

@@ -206,19 +206,7 @@ end
 M.traced = traced
 
 -- "ip:port", the pool's key, remembered per address (a node calls few peers, many times)
-local keys, nkeys = {}, 0
-local function key_of(ip, port)
-  local by_port = keys[ip]
-  local key = by_port and by_port[port]
-  if key then return key end
-  key = ip .. ":" .. port
-  if type(ip) ~= "string" or port ~= port then return key end   -- (NaN: no table key)
-  if nkeys >= 4096 then keys, nkeys = {}, 0 end
-  by_port = keys[ip]
-  if not by_port then by_port = {}; keys[ip] = by_port end
-  by_port[port], nkeys = key, nkeys + 1
-  return key
-end
+local key_of = require("splaylab.memo").address_key
 
 function M.acall(...)
   local ip, port, call, timeout = parse(...)

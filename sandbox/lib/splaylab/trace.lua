@@ -27,15 +27,16 @@ Rows: docs/trace.md. Past max_events listed rows the node writes one `capped` ro
 aggregates (same type, peer, name, outcome, op add up), so every sum stays exact.
 ]]
 local platform = require "splaylab.platform"
--- cjson with its default settings, which nothing changes (apps cannot require cjson; splay.json
--- has an instance of its own): one for the process, not one per simulated node (2.5 KB each)
-local cjson = require("cjson")
+-- M.peer's answers, peers' and names' JSON texts: remembered for the whole process (the
+-- simulator's nodes share them), not per node
+local memo = require "splaylab.memo"
+local position_of, decimal, quoted = memo.position, memo.decimal, memo.json_string
 
 local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 
 local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next =
   coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
-local floor, concat, sub, find, format = math.floor, table.concat, string.sub, string.find, string.format
+local floor, concat, sub, format = math.floor, table.concat, string.sub, string.format
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
 local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
@@ -55,7 +56,6 @@ local ops_served = {}
 local reserved = {}          -- op id -> name, given by reserve() and not run yet
 local position, session, seq = 0, 0, 0
 local index, index_source = nil, nil
-local peers = {}             -- ip -> port -> M.peer's answer (calls go to few addresses, many times)
 
 function M.init(opts)
   enabled = opts.enabled and true or false
@@ -70,7 +70,7 @@ function M.init(opts)
   -- an operation's id names the node's session (its start, in ms of its clock) so that a node
   -- that rejoins at the same position never reuses an id
   position, session, seq = tonumber(opts.position) or 0, floor(platform.now() * 1000), 0
-  index, index_source, peers = nil, opts, {}
+  index, index_source = nil, opts
 end
 
 function M.enabled() return enabled end
@@ -96,45 +96,17 @@ end
 
 function M.peer(ip, port)
   if ip == nil then return 0 end
-  local by_port = peers[ip]
-  if by_port then
-    local k = by_port[port]
-    if k ~= nil then return k end
-  else
-    by_port = {}
-    peers[ip] = by_port
-  end
-  local key = tostring(ip) .. ":" .. tostring(port)
-  local k = (index or address_index())[key]
-  if type(k) ~= "number" then k = key end
-  if port ~= nil then by_port[port] = k end
-  return k
+  return position_of(index or address_index(), ip, port)
 end
 
 -- Rows are formatted as JSON text when they happen (string.format: several times cheaper than a
 -- table per row encoded later) and written as lines of at most MAX_LINE bytes.
 local ROW = '[%.6f,"%s",%s,%s,%d,%d,"%s","%s",%d,%.6f,%d]'
-local UNSAFE = '[%c"\\\128-\255]'
 
 -- A JSON string for text the app may have chosen (a function's name, a host it gave), and a
--- peer's JSON; both remembered (a node calls few names and few peers, many times).
-local json_of, json_count = {}, 0
-local function quoted(text)
-  local q = json_of[text]
-  if q then return q end
-  q = find(text, UNSAFE) and cjson.encode(text) or ('"' .. text .. '"')
-  if json_count >= 4096 then json_of, json_count = {}, 0 end
-  json_of[text], json_count = q, json_count + 1
-  return q
-end
-
-local peer_text = {}
+-- peer's JSON (memo: a node calls few names and few peers, many times).
 local function peer_json(peer)
-  if type(peer) == "number" then
-    local text = peer_text[peer]
-    if not text then text = format("%d", peer); peer_text[peer] = text end
-    return text
-  end
+  if type(peer) == "number" then return decimal(peer) end
   return quoted(tostring(peer))
 end
 
