@@ -104,7 +104,8 @@ end
 local spec = cjson.decode(read_file(arg[1] or "sim.json"))
 for key, v in pairs(spec) do if v == cjson.null then spec[key] = nil end end
 world.init(here .. "/lib")
-collector.start { budget_mb = tonumber(spec.gc_budget_mb) }   -- the module's floor and ceiling
+-- (the module's floor and ceiling; near the run's address space limit, more frequent cycles)
+collector.start { budget_mb = tonumber(spec.gc_budget_mb), limit_mb = collector.address_space_mb() }
 local transport = spec.transport or "fast"
 if transport ~= "fast" and transport ~= "sockets" then
   io.stderr:write("sim.lua: transport must be \"fast\" or \"sockets\", not ", tostring(transport), "\n")

@@ -10,6 +10,26 @@ describe("sim.collector", function()
     assert.equal(150, collector.pause_for(25 * 1024, 0, 150, 1000))             -- no budget
   end)
 
+  it("starts cycles earlier near the memory limit, down to 110 %, and only there", function()
+    local ceiling = collector.ceiling_kb(21 * 1024)                    -- a 21 GB address space
+    assert.is_true(ceiling > 15 * 1024 * 1024 and ceiling < 16 * 1024 * 1024)
+    local gb = 1024 * 1024
+    assert.equal(150, collector.pause_for(8 * gb, 128 * 1024, 150, 1000, ceiling))    -- far from it
+    assert.equal(612, collector.pause_for(25 * 1024, 128 * 1024, 150, 1000, ceiling)) -- a grading run
+    local p12 = collector.pause_for(12 * gb, 128 * 1024, 150, 1000, ceiling)
+    assert.is_true(p12 < 150 and p12 > 110 and 12 * gb * p12 / 100 <= ceiling, "pause " .. p12)
+    assert.equal(110, collector.pause_for(15 * gb, 128 * 1024, 150, 1000, ceiling))   -- no lower
+    assert.equal(150, collector.pause_for(12 * gb, 128 * 1024, 150, 1000, nil))       -- no limit
+  end)
+
+  it("reads the run's address space limit", function()
+    local handle = io.popen("ulimit -v 3145728 && luajit -e 'package.path = \"lib/?.lua;\" .. package.path; " ..
+      "print(require(\"splaylab.sim.collector\").address_space_mb())'")
+    local text = handle:read("*a")
+    handle:close()
+    assert.equal("3072", text:match("^%s*(.-)%s*$"))
+  end)
+
   it("sets the pause at the end of every cycle from what the heap then holds", function()
     local before = collectgarbage("setpause", 200)
     collectgarbage("setpause", before)

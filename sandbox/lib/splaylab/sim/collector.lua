@@ -10,23 +10,55 @@ ceiling. Collection timing is no part of a run's records: the same run gives the
 whatever the pause (checked in sandbox/tests/test_sim.py), and the pause depends only on what
 the run allocated, so reruns stay the same.
 
+Near the run's memory limit (its address space: sandbox/simulate.py's max_mem, ./splaylab run
+--sim-max-mem), the floor gives way: the next cycle starts before the heap would pass a ceiling
+under that limit, down to a pause of 110 %. A large run then spends more time collecting
+instead of failing with "out of memory" while half of what it holds is garbage (100,000 Cyclon
+nodes in 21 GB: docs/simulation.md). A run far from its limit is not affected.
+
 A cycle's end is seen by a sentinel: a userdata with a finalizer, unreachable, made anew by its
 own finalizer. Finalizers run at the end of a cycle, before LuaJIT computes the next threshold
 from the pause, so the pause set there applies to the cycle that just ended.
 
-Usage: require("splaylab.sim.collector").start{ budget_mb = 128, min_pause = 150, max_pause = 1000 }
-(those are the defaults: what sim.lua uses, the budget from sim.json's gc_budget_mb)
+Usage: require("splaylab.sim.collector").start{ budget_mb = 128, min_pause = 150, max_pause = 1000,
+  limit_mb = nil }
+(those are the defaults: what sim.lua uses, the budget from sim.json's gc_budget_mb, the limit from
+the process's RLIMIT_AS: M.address_space_mb())
 ]]
 local M = { _NAME = "splaylab.sim.collector", _VERSION = "0.1" }
 
 local collectgarbage, newproxy, getmetatable, floor = collectgarbage, newproxy, getmetatable, math.floor
 
---- The pause (%) that lets a heap of kept_kb grow by budget_kb, within [min_pause, max_pause].
-function M.pause_for(kept_kb, budget_kb, min_pause, max_pause)
+local LOWEST_PAUSE = 110
+-- What the collector's heap may reach at a cycle's start, of a limit: the heap grows further
+-- while the incremental cycle runs (~10 %), the process holds more than the heap (the JIT's
+-- machine code, up to 64 MB; the allocator's free pages; the C libraries): measured, a peak
+-- resident size ~1.2 times the heap's peak (docs/simulation.md).
+local RESERVE_KB, GROWTH = 256 * 1024, 1.35
+function M.ceiling_kb(limit_mb) return limit_mb and (limit_mb * 1024 - RESERVE_KB) / GROWTH end
+
+--- The pause (%) that lets a heap of kept_kb grow by budget_kb, within [min_pause, max_pause],
+--- and under ceiling_kb (when given) down to 110 %.
+function M.pause_for(kept_kb, budget_kb, min_pause, max_pause, ceiling_kb)
   local pause = floor(100 * (kept_kb + budget_kb) / kept_kb)
-  if pause < min_pause then return min_pause end
-  if pause > max_pause then return max_pause end
+  if pause < min_pause then pause = min_pause end
+  if pause > max_pause then pause = max_pause end
+  if ceiling_kb and kept_kb * pause / 100 > ceiling_kb then
+    pause = floor(100 * ceiling_kb / kept_kb)
+    if pause < LOWEST_PAUSE then pause = LOWEST_PAUSE end
+  end
   return pause
+end
+
+-- The process's address space limit (RLIMIT_AS) in MB, or nil when there is none.
+function M.address_space_mb()
+  local ok, ffi = pcall(require, "ffi")
+  if not ok or ffi.os ~= "Linux" then return nil end
+  pcall(ffi.cdef, "struct splaylab_rlimit { uint64_t cur, max; }; int getrlimit(int, struct splaylab_rlimit *);")
+  local r = ffi.new("struct splaylab_rlimit")
+  if ffi.C.getrlimit(9, r) ~= 0 then return nil end   -- 9: RLIMIT_AS
+  if r.cur >= 2ULL ^ 62 then return nil end           -- RLIM_INFINITY
+  return tonumber(r.cur) / 2 ^ 20
 end
 
 --- Sets the pause now and after every cycle. Returns a handle: stats() gives the cycles seen
@@ -34,10 +66,11 @@ end
 function M.start(opts)
   local budget_kb = (opts.budget_mb or 128) * 1024
   local min_pause, max_pause = opts.min_pause or 150, opts.max_pause or 1000
+  local ceiling_kb = M.ceiling_kb(opts.limit_mb)
   local cycles, pause, stopped = 0, nil, false
   local function tune()
     -- what the heap holds at a cycle's end: what the cycle kept, and what came since its sweep
-    pause = M.pause_for(collectgarbage("count"), budget_kb, min_pause, max_pause)
+    pause = M.pause_for(collectgarbage("count"), budget_kb, min_pause, max_pause, ceiling_kb)
     collectgarbage("setpause", pause)
   end
   local function arm()
