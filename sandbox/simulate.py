@@ -153,10 +153,19 @@ def _bootstrap_positions(job: "SimJob", nodes: list[dict[str, Any]]) -> list[lis
             for k in range(1, len(nodes) + 1)]
 
 
+FIRST_PORT = 20000
+LOOPBACK_NODES = 65535 - FIRST_PORT + 1   # nodes one host's ports can number (45,536)
+
+
 def node_addresses(n: int) -> list[dict[str, Any]]:
-    """The simulated nodes' addresses: as a local live run's (a loopback address and a port
-    each, node_address.py), the same for every run of N nodes."""
-    return [{"ip": node_ip("127.0.0.1", 20000 + i), "port": 20000 + i} for i in range(n)]
+    """The simulated nodes' addresses, the same for every run of N nodes: as a local live run's
+    (a loopback address and a port each, node_address.py) up to what one host's ports allow;
+    a larger population is a deployment over as many hosts, node i (from 0) on 10.a.b.c = 10.0.0.1
+    + i, port 20000 (docs/simulation.md, "Limits")."""
+    if n > LOOPBACK_NODES:
+        return [{"ip": f"10.{(i + 1) >> 16 & 255}.{(i + 1) >> 8 & 255}.{(i + 1) & 255}", "port": FIRST_PORT}
+                for i in range(n)]
+    return [{"ip": node_ip("127.0.0.1", FIRST_PORT + i), "port": FIRST_PORT + i} for i in range(n)]
 
 
 def _argv(luajit: str, spec_path: Path, workdir: Path, seed_file: Path, seccomp_fd: int | None) -> tuple[list[str], bool]:
