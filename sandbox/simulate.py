@@ -254,6 +254,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
     open_streams = 2
     last_cancel_check = started
     killed_spinning = False
+    done_seen = False
     progress = ProgressFile(root / "progress", started)
     watch = SpinWatch(progress, proc.pid, job.spin_limit)
 
@@ -269,6 +270,8 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
             return
         words = text.split()
         if len(words) == 5 and words[0] == "done":   # the rate is timed here: sim.lua keeps clocks out of the run
+            nonlocal done_seen
+            done_seen = True
             events = int(float(words[2]))
             result.final = Progress(float(words[1]), events, events / max(time.monotonic() - started, 1e-6),
                                     int(float(words[3])), int(words[4]))
@@ -288,7 +291,7 @@ def simulate(job: SimJob, on_record: Callable[[int, float, str, str], None],
                     result.failure = "simulation stopped on request"
                     break
             p = progress.poll()
-            if p is not None:
+            if p is not None and not done_seen:   # sim.lua's last word (with its peak) stays
                 result.final = p
                 if on_progress:
                     on_progress(p)
