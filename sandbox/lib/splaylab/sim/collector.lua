@@ -13,8 +13,8 @@ the run allocated, so reruns stay the same.
 Near the run's memory limit (its address space: sandbox/simulate.py's max_mem, ./splaylab run
 --sim-max-mem), the floor gives way: the next cycle starts before the heap would pass a ceiling
 under that limit, down to a pause of 110 %. A large run then spends more time collecting
-instead of failing with "out of memory" while half of what it holds is garbage (100,000 Cyclon
-nodes in 21 GB: docs/simulation.md). A run far from its limit is not affected.
+instead of failing with "out of memory" while a third of what it holds is garbage (100,000
+Cyclon nodes under 20 GB: docs/simulation.md). A run far from its limit is not affected.
 
 A cycle's end is seen by a sentinel: a userdata with a finalizer, unreachable, made anew by its
 own finalizer. Finalizers run at the end of a cycle, before LuaJIT computes the next threshold
