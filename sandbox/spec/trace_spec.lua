@@ -65,6 +65,29 @@ describe("splaylab.trace", function()
     assert.equal(64, #rows_of(lines)[1][4])   -- names are cut at 64 bytes
   end)
 
+  it("fills each line with as many rows as fit in 3,900 bytes, in order, none lost", function()
+    local lines, write = collector()
+    trace.init { enabled = true, write = write, position = 1, job_nodes = NODES }
+    -- the rows' text as docs/trace.md gives it, and lines split the way the runtime always did:
+    -- a line goes out before a row that would take it (its rows, a comma each, 16 bytes) past 3,900
+    local ROW = '[%.6f,"%s",%s,%s,%d,%d,"%s","%s",%d,%.6f,%d]'
+    local expected, rows, size = {}, {}, 0
+    local function out() expected[#expected + 1] = '{"rows":[' .. table.concat(rows, ",") .. "]}" end
+    for i = 1, 2000 do
+      local name = string.rep(string.char(97 + i % 26), 1 + (i * 7) % 64)
+      local text = ROW:format(i / 7, "call", string.format("%d", i % 3 + 1), '"' .. name .. '"', i, 2 * i,
+        "ok", "", i % 4, i / 1000, 1)
+      trace.row(i / 7, "call", i % 3 + 1, name, i, 2 * i, "ok", "", i % 4, i / 1000)
+      if #rows > 0 and size + #text + 16 > 3900 then out(); rows, size = {}, 0 end
+      rows[#rows + 1], size = text, size + #text + 1
+      if i == 1000 then trace.flush(); out(); rows, size = {}, 0 end   -- a flush mid-way
+    end
+    trace.flush()
+    out()
+    assert.is_true(#expected > 40)
+    assert.same(expected, lines)
+  end)
+
   it("past max_events writes one capped row, then aggregates with exact sums", function()
     local lines, write = collector()
     trace.init { enabled = true, max_events = 3, write = write, position = 1, job_nodes = NODES }

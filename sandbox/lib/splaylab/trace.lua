@@ -30,13 +30,14 @@ local platform = require "splaylab.platform"
 -- M.peer's answers, peers' and names' JSON texts: remembered for the whole process (the
 -- simulator's nodes share them), not per node
 local memo = require "splaylab.memo"
+local buffer = require "string.buffer"
 local position_of, decimal, quoted = memo.position, memo.decimal, memo.json_string
 
 local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 
 local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next =
   coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
-local floor, concat, sub, format = math.floor, table.concat, string.sub, string.format
+local floor, concat, sub = math.floor, table.concat, string.sub
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
 local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
@@ -48,8 +49,12 @@ local learning = false       -- `learned` rows: on request (peer-sampling checks
 local flush_after = nil      -- live: seconds a row may wait before it is written (nil: no bound)
 local max_events, listed = 20000, 0
 local write = nil
-local buf, nbuf, oldest = {}, 0, nil   -- formatted rows not written yet, since when
-local size = 0               -- bytes of the rows in buf, with their commas
+-- The line being built, '{"rows":[' and the rows not written yet, comma-separated, in a string
+-- buffer: a row is formatted into `row_text` and copied into the line, with no Lua string per
+-- row (a quarter of what a Chord simulation allocated was the trace's: docs/simulation.md).
+local line, row_text = buffer.new(), buffer.new()
+local HEAD = '{"rows":['
+local nbuf, oldest = 0, nil  -- rows in the line, since when
 local agg, agg_keys, agg_dirty = nil, nil, false
 local ctx_of = setmetatable({}, { __mode = "k" })
 local ops_served = {}
@@ -64,7 +69,7 @@ function M.init(opts)
   write = opts.write
   flush_after = tonumber(opts.flush_after)
   listed = 0
-  buf, nbuf, size, oldest = {}, 0, 0, nil
+  line:free(); nbuf, oldest = 0, nil
   agg, agg_keys, agg_dirty = nil, nil, false
   ops_served = {}
   -- an operation's id names the node's session (its start, in ms of its clock) so that a node
@@ -110,17 +115,21 @@ local function peer_json(peer)
   return quoted(tostring(peer))
 end
 
+local push   -- (below) one row into the line
+
 function M.flush()
   if nbuf > 0 then
-    if write then write('{"rows":[' .. concat(buf, ",", 1, nbuf) .. "]}") end
-    buf, nbuf, size, oldest = {}, 0, 0, nil
+    local text = line:put("]}"):tostring()
+    line:free()   -- no line's room kept between lines (memory per simulated node)
+    nbuf, oldest = 0, nil
+    if write then write(text) end
   end
   if agg_dirty then
     agg_dirty = false
     for _, key in ipairs(agg_keys) do
       local r = agg[key]
       if r[11] > 0 then
-        M.push(format(ROW, r[1], r[2], peer_json(r[3]), quoted(r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11]))
+        push(r[1], r[2], peer_json(r[3]), quoted(r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11])
         agg[key] = { r[1], r[2], r[3], r[4], 0, 0, r[7], r[8], r[9], 0, 0 }
       end
     end
@@ -128,12 +137,13 @@ function M.flush()
   end
 end
 
--- one formatted row into the buffer; a full line goes out first
-function M.push(text)
-  if nbuf > 0 and size + #text + 16 > MAX_LINE then M.flush() end
+-- one row (ROW's values) into the line; a full line goes out first
+function push(...)
+  row_text:reset():putf(ROW, ...)
+  -- the line's rows with a comma each, this row, and the line's ends within MAX_LINE
+  if nbuf > 0 and #line - #HEAD + 1 + #row_text + 16 > MAX_LINE then M.flush() end
+  line:put(nbuf == 0 and HEAD or ",", row_text)
   nbuf = nbuf + 1
-  buf[nbuf] = text
-  size = size + #text + 1
   if not oldest then oldest = platform.now() end
 end
 
@@ -173,12 +183,12 @@ function M.row(t, typ, peer, name, out, inb, outcome, op, depth, dur)
   if listed >= max_events then
     if not agg then
       agg, agg_keys = {}, {}
-      M.push(format(ROW, t, "capped", "0", '""', 0, 0, "ok", "", 0, 0, max_events))
+      push(t, "capped", "0", '""', 0, 0, "ok", "", 0, 0, max_events)
     end
     return aggregate(t, typ, peer, name, out, inb, outcome, op, depth, dur)
   end
   listed = listed + 1
-  M.push(format(ROW, t, typ, peer_json(peer), quoted(name), out, inb, outcome, op, depth, dur, 1))
+  push(t, typ, peer_json(peer), quoted(name), out, inb, outcome, op, depth, dur, 1)
 end
 
 -- what messages taught ----------------------------------------------------------------------
