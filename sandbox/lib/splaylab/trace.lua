@@ -104,8 +104,8 @@ function M.peer(ip, port)
   return position_of(index or address_index(), ip, port)
 end
 
--- Rows are formatted as JSON text when they happen (string.format: several times cheaper than a
--- table per row encoded later) and written as lines of at most MAX_LINE bytes.
+-- Rows are formatted as JSON text when they happen (a string buffer's putf: several times cheaper
+-- than a table per row encoded later) and written as lines of at most MAX_LINE bytes.
 local ROW = '[%.6f,"%s",%s,%s,%d,%d,"%s","%s",%d,%.6f,%d]'
 
 -- A JSON string for text the app may have chosen (a function's name, a host it gave), and a
