@@ -2,7 +2,7 @@
 """Simulator scale: Chord with stabilisation, 10 simulated minutes, 2 lookups per node.
 
     .venv/bin/python bench/sim_scale.py [--nodes 1000] [--time 600] [--seed 1] [--max-mem GB]
-    .venv/bin/python bench/sim_scale.py --app cyclon --nodes 100000 --time 60 --max-mem 22
+    .venv/bin/python bench/sim_scale.py --app cyclon --nodes 100000 --time 60 --max-mem 20
 
 The app is the chord-latency lab's reference (assignments/chord-latency/chord.lua) with its
 timeline scaled to the population: joins spread over the first 200 s (maintenance every 1 s
@@ -14,9 +14,9 @@ The issue's goal: 10,000 nodes in <= 60 s of wall time on one core and <= 4 GB.
 --app cyclon: the cyclon assignment's reference (peer sampling: every node shuffles its view of
 10 with its oldest neighbour every 5 s), every node joining at 0 and knowing 3 nodes of the job
 drawn at random (list_type random, list_size 3; the job's first 3 for every node would refuse
-most shuffles at their 256-socket limit): a population far past what Chord's 10 virtual minutes allow here
-(100,000 nodes). Prints the shuffles made and answered (from the runtime's trace) instead of
-lookups.
+most shuffles at their 256-socket limit): populations far past what Chord's 10 virtual minutes
+allow here (100,000 nodes). Prints the shuffles made and how they ended (from the runtime's
+trace) instead of lookups.
 """
 from __future__ import annotations
 
