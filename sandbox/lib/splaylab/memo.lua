@@ -40,24 +40,25 @@ function M.address_key(ip, port)
   return key
 end
 
--- index -> {ip -> {port -> answer}}, and how many answers; weak keys: an index nobody uses any
+-- index -> {cache = {ip -> {port -> answer}}, n = answers}; weak keys: an index nobody uses any
 -- more takes its cache with it. (The last index asked, remembered: one index per process but in
 -- busted's specs.)
 local positions = setmetatable({}, { __mode = "k" })
-local last_index, last_cache, last_count = nil, nil, nil
-local function cache_of(index)
-  if index == last_index then return last_cache end
-  local entry = positions[index]
-  if not entry then entry = { cache = {}, n = 0 }; positions[index] = entry end
-  last_index, last_cache, last_count = index, entry.cache, entry
-  return last_cache
+local last_index, last_entry = nil, nil
+local function entry_of(index)
+  if index ~= last_index then
+    local entry = positions[index]
+    if not entry then entry = { cache = {}, n = 0 }; positions[index] = entry end
+    last_index, last_entry = index, entry
+  end
+  return last_entry
 end
 
 -- The job's position of ip:port in index ("ip:port" -> position), or "ip:port" itself when the
 -- address is no node of the job
 function M.position(index, ip, port)
-  local by_ip = cache_of(index)
-  local by_port = by_ip[ip]
+  local entry = entry_of(index)
+  local by_port = entry.cache[ip]
   if by_port then
     local k = by_port[port]
     if k ~= nil then return k end
@@ -66,13 +67,9 @@ function M.position(index, ip, port)
   local k = index[key]
   if type(k) ~= "number" then k = key end
   if port == nil or port ~= port or ip ~= ip then return k end   -- (nil, NaN: no table key)
-  if last_count.n >= MAX_ENTRIES then
-    by_ip = {}
-    last_count.cache, last_count.n, last_cache = by_ip, 0, by_ip
-    by_port = nil
-  end
-  if not by_port then by_port = {}; by_ip[ip] = by_port end
-  by_port[port], last_count.n = k, last_count.n + 1
+  if entry.n >= MAX_ENTRIES then entry.cache, entry.n, by_port = {}, 0, nil end
+  if not by_port then by_port = {}; entry.cache[ip] = by_port end
+  by_port[port], entry.n = k, entry.n + 1
   return k
 end
 
