@@ -24,6 +24,7 @@ math.random sequence does not depend on the traffic. Limits: a UDP reply to a so
 not bound to a node's port cannot be attributed to a node and travels undelayed.
 ]]
 local platform = require "splaylab.platform"
+local memo = require "splaylab.memo"
 local bit = require "bit"
 
 local M = { _NAME = "splaylab.netem", active = false }
@@ -83,8 +84,12 @@ function M.init(block, me, nodes, nb_ports, t0, addresses)
   M.active = true
 end
 
+-- (through the memo: the address's text is made once, not at every message)
+local position = memo.position
 function M.position_of(ip, port)
-  return index[tostring(ip) .. ":" .. tostring(port)]
+  local k = position(index, ip, port)
+  if type(k) == "number" then return k end
+  return nil
 end
 
 -- The phase in effect now (nil before the first): phases are few and sorted by `at`.
