@@ -256,3 +256,24 @@ def test_a_simulated_submission_is_bounded_by_a_multiple_of_the_references_wall_
     assert report["score"] == 0
     # the reference itself, and a submission as quick as it, stay inside the bound
     assert grade(a, a.reference, cache_dir=tmp_path).to_dict()["runs"][0]["failure"] is None
+
+
+@pytest.mark.parametrize("text", [
+    '{"kind": "trace", "rows": [[1.5, "call", 3, "ping", 18, 26, "ok", "", 0, 0.0, 1]]}',
+    '{"t": 1e-7, "n": -0.0, "big": 9007199254740993, "s": "caf\\u00e9 \\ud83d\\ude00", "x": null}',
+    '[NaN, Infinity, -Infinity]', '1e400', '"\\ud800"', '{"a": 1, "a": 2}',
+])
+def test_records_are_read_as_json_reads_them(text: str) -> None:
+    from grading.grader.runner import parse_json
+    got, want = parse_json(text), json.loads(text)
+    # (NaN is not equal to itself: compared as text)
+    assert repr(got) == repr(want) and type(got) is type(want)
+
+
+@pytest.mark.parametrize("text", ['{"a": ', "nope", "[1, 2,]", ""])
+def test_a_broken_record_line_raises_what_json_raises(text: str) -> None:
+    from grading.grader.runner import parse_json
+    with pytest.raises(ValueError):
+        parse_json(text)
+    with pytest.raises(ValueError):
+        json.loads(text)

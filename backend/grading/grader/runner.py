@@ -25,10 +25,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from .spec import ROOT, SANDBOX, RunSpec
 
 RUN_LOCAL = SANDBOX / "run_local.py"
 DEFAULT_CACHE = ROOT / "var" / "grading-cache"
+
+
+def parse_json(text: str) -> Any:
+    """json.loads, faster: a chord grade reads ~3,000 record lines holding ~100,000 trace rows,
+    0.18 - 0.40 s with json, 0.11 - 0.15 s with orjson (of a ~2.5 s grade). What orjson refuses and Python's json reads (NaN,
+    Infinity, numbers past a double, lone surrogates) goes to json, and so does its ValueError.
+    One difference is left: orjson reads an integer past 64 bits as a float; no record holds one
+    (Lua's numbers are doubles, which cjson writes with an exponent past 14 digits)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
 
 
 @dataclass
@@ -150,7 +164,7 @@ def execute(app: str, run: RunSpec, churn_text: str | None = None, *, harness: s
             _recent.move_to_end(key)
             return recent
         if hit.is_file():
-            data = json.loads(hit.read_text())
+            data = parse_json(hit.read_text())
             result = RunResult(run=run, records=data["records"], wall_s=data["wall_s"], failure=data["failure"],
                                cached=True)
             _recent[key] = result
@@ -210,7 +224,7 @@ def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, ti
         if out.is_file():
             for line in out.read_text(encoding="utf-8", errors="replace").splitlines():
                 try:
-                    records.append(json.loads(line))
+                    records.append(parse_json(line))
                 except ValueError:
                     continue
         return RunResult(run=run, records=records, wall_s=wall, failure=failure, stderr_tail=stderr[-5:])
