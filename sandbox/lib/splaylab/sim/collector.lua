@@ -5,10 +5,13 @@ LuaJIT starts a collection cycle when the heap reaches `pause` % of what the las
 fixed pause spends the same marking per byte allocated whatever the heap: on a small simulation
 (a grading run: 64 nodes, ~25 MB kept) a pause of 150 % walks the whole live heap for every
 12 MB of garbage, ~27 % of the run's time. Here the pause lets garbage grow to a budget instead
-(kept + budget), between a floor (large runs: what memory allows, the old fixed 150 %) and a
-ceiling. Collection timing is no part of a run's records: the same run gives the same records
-whatever the pause (checked in sandbox/tests/test_sim.py), and the pause depends only on what
-the run allocated, so reruns stay the same.
+(kept + budget), between a floor and a ceiling. The floor, 120 %, is what a large run gets:
+from ~640 MB kept the budget is less than a fifth of the heap, and the garbage may grow to that
+fifth (at 150 %, a half: a 10,000-node Chord peaked at 2,352 MiB, at 120 % 1,936 MiB for ~6 - 9 %
+more CPU; docs/simulation.md, eighth session). Collection timing is no part of a run's
+records: the same run gives the same records whatever the pause (checked in
+sandbox/tests/test_sim_collector.py), and the pause depends only on what the run allocated, so
+reruns stay the same.
 
 Near the run's memory limit (its address space: sandbox/simulate.py's max_mem, ./splaylab run
 --sim-max-mem), the floor gives way: the next cycle starts before the heap would pass a ceiling
@@ -20,7 +23,7 @@ A cycle's end is seen by a sentinel: a userdata with a finalizer, unreachable, m
 own finalizer. Finalizers run at the end of a cycle, before LuaJIT computes the next threshold
 from the pause, so the pause set there applies to the cycle that just ended.
 
-Usage: require("splaylab.sim.collector").start{ budget_mb = 128, min_pause = 150, max_pause = 1000,
+Usage: require("splaylab.sim.collector").start{ budget_mb = 128, min_pause = 120, max_pause = 1000,
   limit_mb = nil }
 (those are the defaults: what sim.lua uses, the budget from sim.json's gc_budget_mb, the limit from
 the process's RLIMIT_AS: M.address_space_mb())
@@ -30,6 +33,8 @@ local M = { _NAME = "splaylab.sim.collector", _VERSION = "0.1" }
 local collectgarbage, newproxy, getmetatable, floor = collectgarbage, newproxy, getmetatable, math.floor
 
 local LOWEST_PAUSE = 110
+-- start's defaults: the budget (MB), the floor and the ceiling of the pause (%)
+M.BUDGET_MB, M.MIN_PAUSE, M.MAX_PAUSE = 128, 120, 1000
 -- What the collector's heap may reach at a cycle's start, of a limit: the heap grows further
 -- while the incremental cycle runs (~10 %), the process holds more than the heap (the JIT's
 -- machine code, up to 64 MB; the allocator's free pages; the C libraries): measured, a peak
@@ -64,8 +69,8 @@ end
 --- Sets the pause now and after every cycle. Returns a handle: stats() gives the cycles seen
 --- and the pause last set; stop(pause) stops tuning and sets that pause (tests).
 function M.start(opts)
-  local budget_kb = (opts.budget_mb or 128) * 1024
-  local min_pause, max_pause = opts.min_pause or 150, opts.max_pause or 1000
+  local budget_kb = (opts.budget_mb or M.BUDGET_MB) * 1024
+  local min_pause, max_pause = opts.min_pause or M.MIN_PAUSE, opts.max_pause or M.MAX_PAUSE
   local ceiling_kb = M.ceiling_kb(opts.limit_mb)
   local cycles, pause, stopped = 0, nil, false
   local function tune()
