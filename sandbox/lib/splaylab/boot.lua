@@ -72,11 +72,36 @@ function M.build_job(spec, limits)
   return job
 end
 
+-- The node's confined files (splaylab.fs), loaded and set up (the directory's files counted) on
+-- the first file operation of the app or its harness: most apps never open a file, and the
+-- module's closures and tables cost ~3 KB per node in a simulation of thousands. The directory
+-- is the node's own: nothing but these functions writes there in between, so the count is the
+-- one a set-up at start would make. Each forwarder ends in a tail call: an error at level 2
+-- (a bad mode, io.lines of a missing file) still names the app's line.
+-- Returns what splaylab.fs gives the environment: io_functions(), os_functions().
+function M.lazy_fs(opts)
+  local fs
+  local function forward(name)
+    return function(...)
+      if not fs then
+        fs = require "splaylab.fs"
+        fs.init(opts)
+      end
+      return fs[name](...)
+    end
+  end
+  return {
+    io_functions = function()
+      return { open = forward("open"), lines = forward("lines"), close = forward("close"), type = forward("type") }
+    end,
+    os_functions = function() return { remove = forward("remove"), rename = forward("rename") } end,
+  }
+end
+
 -- The modules student code can require, built once for this node.
 function M.runtime_modules(spec, job, limits)
   local platform = require "splaylab.platform"
   local socket = require "splaylab.socket"
-  local fs = require "splaylab.fs"
   platform.identity = { position = job.position, ip = job.me.ip, port = job.me.port,
     job_id = job.id, seed = tonumber(spec.seed) }
   -- A graceful leave (SIGTERM) becomes an event of the loop (events.on_leave) instead of
@@ -108,8 +133,8 @@ function M.runtime_modules(spec, job, limits)
     job_nodes = spec.all_nodes or spec.nodes, local_nodes = spec.local_nodes,
     relay = spec.relay, job_id = job.id,
   }
-  fs.init { root = spec.fs_root or ".", max_size = limits.disk_max_size, max_files = limits.disk_max_files,
-    max_open = limits.disk_max_file_descriptors }
+  local fs = M.lazy_fs { root = spec.fs_root or ".", max_size = limits.disk_max_size,
+    max_files = limits.disk_max_files, max_open = limits.disk_max_file_descriptors }
   -- splay.async_dns's table: the simulator's index of the job's addresses, or the job's nodes
   -- in position order (a node's own job.nodes may be a bootstrap subset)
   local dns_table = { me_position = job.position, addresses = spec.addresses,
