@@ -35,8 +35,9 @@ DEFAULT_CACHE = ROOT / "var" / "grading-cache"
 
 def parse_json(text: str) -> Any:
     """json.loads, faster: a chord grade reads ~3,000 record lines holding ~100,000 trace rows,
-    0.18 - 0.40 s with json, 0.11 - 0.15 s with orjson (of a ~2.5 s grade). What orjson refuses and Python's json reads (NaN,
-    Infinity, numbers past a double, lone surrogates) goes to json, and so does its ValueError.
+    0.18 - 0.40 s with json, 0.11 - 0.15 s with orjson (of a ~2.5 s grade). What orjson refuses
+    and Python's json reads (NaN, Infinity, numbers past a double, lone surrogates) goes to
+    json, and so does its ValueError.
     One difference is left: orjson reads an integer past 64 bits as a float; no record holds one
     (Lua's numbers are doubles, which cjson writes with an exponent past 14 digits)."""
     try:
