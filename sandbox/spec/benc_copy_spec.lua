@@ -3,6 +3,7 @@
 -- order pairs walks the tables in) or raises the same error, and its size is #encode(v).
 local benc = require "splaylab.benc"
 local copy = require("splaylab.benc_copy").copy
+local copy_fields = require("splaylab.benc_copy").copy_fields
 
 -- a and b alike as values: same types, numbers equal (NaN with NaN, 0 and -0 told apart),
 -- tables alike key by key in the order pairs gives (the copy is built by the decoder's
@@ -245,5 +246,66 @@ describe("splaylab.benc_copy between simulated nodes", function()
     c.a.secret = "changed"; c.list[2][1] = 99
     assert.equal("s", inner.secret)
     assert.equal(1, v.list[2][1])
+  end)
+end)
+
+describe("splaylab.benc_copy.copy_fields (the runtime's own envelopes and replies)", function()
+  -- msg's values, copied in place, are what decode(encode(msg)) holds under the same names; the
+  -- size and the errors are encode(msg)'s; no table of the original is left in msg
+  local function check_fields(msg, label, max_depth)
+    local originals = {}
+    for k, x in pairs(msg) do if type(x) == "table" then originals[x] = k end end
+    local saved = benc.settings.max_depth
+    benc.settings.max_depth = max_depth or saved          -- what encode reads
+    local eok, bytes = pcall(benc.encode, msg)
+    benc.settings.max_depth = saved
+    local cok, same, size = pcall(copy_fields, msg, max_depth)
+    assert.equal(eok, cok, label .. ": encode " .. tostring(eok) .. " / copy_fields " .. tostring(cok))
+    if not eok then
+      assert.equal(bytes, same, label .. ": the same error")
+      return false
+    end
+    assert.equal(msg, same, label .. ": the message itself travels")
+    assert.equal(#bytes, size, label .. ": size is #encode(msg)")
+    local decoded, names = benc.decode(bytes), 0
+    for k, x in pairs(decoded) do
+      names = names + 1
+      local ok, why = alike(x, msg[k], label .. "." .. k)
+      assert.is_true(ok, why)
+      assert.is_nil(type(msg[k]) == "table" and originals[msg[k]] or nil, label .. ": " .. k .. " still the original")
+    end
+    for _ in pairs(msg) do names = names - 1 end
+    assert.equal(0, names, label .. ": the same fields")
+    return true
+  end
+
+  it("agrees with the codec on 3,000 generated messages", function()
+    local encoded, refused = 0, 0
+    for seed = 1, 3000 do
+      local value, rnd = generator(seed)
+      local msg = {}
+      for _ = 1, rnd(4) do msg["f" .. rnd(12)] = value(1) end
+      if rnd(20) == 1 then msg.loop = msg end                 -- a cycle through the message
+      if rnd(20) == 1 then msg.f = print end
+      if check_fields(msg, "seed " .. seed) then encoded = encoded + 1 else refused = refused + 1 end
+    end
+    assert.is_true(encoded > 1500 and refused > 300, encoded .. " encoded, " .. refused .. " refused")
+  end)
+
+  it("counts the message as the first level of nesting, and -0 reads back 0", function()
+    assert.is_false(check_fields({ call = { { { { { 1 } } } } } }, "depth 4", 4))
+    assert.is_true(check_fields({ call = { { { { { 1 } } } } } }, "depth 5", 5))
+    assert.is_false(check_fields({ n = 1 }, "below 0", -1))
+    local msg = copy_fields({ n = -0.0, r = { -0.0 } })
+    assert.equal(math.huge, 1 / msg.n)
+    assert.equal(math.huge, 1 / msg.r[1])
+    -- a copy that raised leaves nothing marked for the next one
+    assert.is_false(check_fields({ r = { f = print } }, "refused"))
+    assert.is_true(check_fields({ r = { 1 } }, "after a refusal"))
+  end)
+
+  it("takes only the runtime's field names", function()
+    assert.has_error(function() copy_fields({ [1] = "x" }) end,
+      "benc_copy.copy_fields: field names are strings, not number")
   end)
 end)

@@ -5,6 +5,8 @@ its encoded size.
 
   copy(v [, max_depth]) -> decode(encode(v)), #encode(v)   raises what encode(v) raises
                                             (max_depth: the node's benc.settings.max_depth, 100)
+  copy_fields(msg [, max_depth]) -> msg, #encode(msg)      a message the runtime built (string
+                                            keys): its values copied in place, raises the same
   digits(n) -> #format("%d", n)             for an integer 0 <= n < 2^53
 
 The same walk as benc's encoder, in the same pairs order (so the copy's tables are built by
@@ -99,6 +101,30 @@ local seen = {}
 function M.copy(v, max_depth)
   if nxt(seen) ~= nil then seen = {} end
   return cp(v, 0, seen, max_depth or 100)
+end
+
+-- The envelope of an rpc request and the frame of its reply are tables the runtime builds for
+-- one message and never reads again once it is sent; no app holds them or sees their keys'
+-- order (apps get the copies of the arguments and results inside). So the message itself
+-- travels, each value replaced by its copy: a table and its hash part less to build per
+-- message on each side. The values' copies, the size and the errors are copy(msg)'s (the same
+-- depths: the values are one level down). Keys must be strings (the runtime's field names).
+-- A copy that raised leaves msg partly copied: the callers drop it.
+function M.copy_fields(msg, max_depth)
+  if nxt(seen) ~= nil then seen = {} end
+  max_depth = max_depth or 100
+  if 0 > max_depth then error("benc: table nested too deeply", 0) end
+  seen[msg] = true
+  local size = 2                                       -- "d" ... "e"
+  for k, x in nxt, msg do
+    if type(k) ~= "string" then error("benc_copy.copy_fields: field names are strings, not " .. type(k), 2) end
+    local n = #k
+    local cx, xs = cp(x, 1, seen, max_depth)
+    msg[k] = cx                                        -- (-0 becomes 0) an existing field: allowed while walking
+    size = size + (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n + xs
+  end
+  seen[msg] = nil
+  return msg, size
 end
 
 return M

@@ -34,7 +34,7 @@ local log = require "splaylab.log"
 local trace = require "splaylab.trace"
 local fast = require "splaylab.rpc_fast"
 local conn = require "splaylab.rpc_conn"
-local copy = require("splaylab.benc_copy").copy
+local copy_fields = require("splaylab.benc_copy").copy_fields   -- the fast path's messages
 
 local M = { _NAME = "splaylab.rpc", _VERSION = "0.1",
   settings = { default_timeout = 60, max = 1024, backlog = 128, idle_timeout = 60, env = nil,
@@ -148,8 +148,8 @@ local function encode_reply(reply)
 end
 
 local function copy_reply(reply)
-  local ok, r, size = pcall(copy, reply, benc.settings.max_depth)
-  if not ok then r, size = copy({ ok = false, err = "rpc: cannot encode the results: " .. tostring(r) }) end
+  local ok, r, size = pcall(copy_fields, reply, benc.settings.max_depth)
+  if not ok then r, size = copy_fields({ ok = false, err = "rpc: cannot encode the results: " .. tostring(r) }) end
   return r, size
 end
 
@@ -218,8 +218,10 @@ function M.acall(...)
   if not ip or not port then return false, "rpc: bad destination" end
   local key = key_of(ip, port)
   local req = envelope({ call = call, n = maxn(call) })
+  local ctx = req.ctx
   local is_fast = conn.takes_fast_path(ip, port, key)
-  local ok, msg, size = pcall(is_fast and copy or benc.encode, req, benc.settings.max_depth)
+  -- fast: req itself travels, its call and ctx replaced by their copies (benc_copy.copy_fields)
+  local ok, msg, size = pcall(is_fast and copy_fields or benc.encode, req, benc.settings.max_depth)
   if not ok then return false, "rpc: cannot encode the arguments: " .. tostring(msg) end
   size = size or #msg
   local t0 = platform.now()
@@ -227,7 +229,10 @@ function M.acall(...)
   local data, dsize, err
   if is_fast then
     data, dsize, err = conn.fast_exchange(ip, port, key, msg, size, deadline)
-    if data == false then is_fast, msg = false, benc.encode(req) end
+    if data == false then   -- not sent: the socket path encodes what the app gave
+      req.call, req.ctx = call, ctx
+      is_fast, msg = false, benc.encode(req)
+    end
   end
   if not is_fast then
     data, err = conn.socket_exchange(ip, port, key, msg, deadline)

@@ -1,7 +1,7 @@
 --[[
 splaylab.rpc_fast - the message fast path of splay.rpc and splay.urpc in the simulator
 (docs/simulation.md, "The message fast path"): a call hands the peer a copy of the request and
-gets a copy of the reply back, as benc_copy.copy makes them (what decode(encode(v)) gives, with the
+gets a copy of the reply back, as benc_copy makes them (what decode(encode(v)) gives, with the
 same errors), without bytes, framing or the simulated sockets. Everything else a call meets
 on the socket path is done here the same way and in the same order:
 

@@ -19,7 +19,7 @@ local log = require "splaylab.log"
 local rpc = require "splaylab.rpc"
 local trace = require "splaylab.trace"
 local fast = require "splaylab.rpc_fast"
-local copy = require("splaylab.benc_copy").copy
+local copy_fields = require("splaylab.benc_copy").copy_fields   -- the fast path's messages
 
 local M = { _NAME = "splaylab.urpc", _VERSION = "0.1",
   settings = { default_timeout = 60, tries = 3, max_datagram = 8192 } }
@@ -40,8 +40,8 @@ end
 local function copy_reply(id)
   return function(reply)
     reply.id = id
-    local ok, r, size = pcall(copy, reply, benc.settings.max_depth)
-    if not ok then r, size = copy({ id = id, ok = false, err = "urpc: cannot encode the results" }) end
+    local ok, r, size = pcall(copy_fields, reply, benc.settings.max_depth)
+    if not ok then r, size = copy_fields({ id = id, ok = false, err = "urpc: cannot encode the results" }) end
     return r, size
   end
 end
@@ -149,7 +149,7 @@ function M.acall(a, b, c, d)
   -- the fast path unless an app's own socket is bound there
   local is_fast = net ~= nil and net:server_of("udp", ip, port) ~= false
   local req = rpc.envelope({ id = id, call = call, n = maxn(call) })
-  local ok, msg, size = pcall(is_fast and copy or benc.encode, req, benc.settings.max_depth)
+  local ok, msg, size = pcall(is_fast and copy_fields or benc.encode, req, benc.settings.max_depth)
   if not ok then return false, "urpc: cannot encode the arguments: " .. tostring(msg) end
   size = size or #msg
   if size > M.settings.max_datagram then return false, "urpc: request larger than one datagram" end
