@@ -182,10 +182,14 @@ def test_simulated_rows_are_written_as_they_came_once_checked() -> None:
     output.virtual = 2.5
     row = [1.25, "call", 2, "find", 10, 12, "ok", "", 0, 0.125, 1]
     output.record(3, "trace", '{"rows":' + json.dumps([row]) + "}")
+    # what orjson refuses and Python's json reads is read by json, as before orjson
+    output.record(3, "trace", '{"rows":[[NaN,"call",2,"f",1,1,"ok","",0,Infinity,1]]}')
     output.record(3, "trace", '{"rows":[[1.5,"call",2,"f",1,1,"ok","",0,0,1]], "kind": "probe"}')
     output.record(3, "trace", '{"rows":[[1.5,"call"]]}, {"node": 1}')
     output.record(3, "trace", '{"rows":[1.5]}')
     lines = [json.loads(line) for line in buf.getvalue().splitlines()]
     assert lines[0] == {"node": 3, "t": 2.5, "kind": "trace", "rows": [row], "sim": True}
-    assert [r["kind"] for r in lines[1:]] == ["log"] * 3
-    assert all(r["level"] == "error" and r["text"].startswith("malformed trace record") for r in lines[1:])
+    assert lines[1]["kind"] == "trace" and lines[1]["rows"][0][0] != lines[1]["rows"][0][0]   # NaN
+    assert lines[1]["rows"][0][9] == float("inf")
+    assert [r["kind"] for r in lines[2:]] == ["log"] * 3
+    assert all(r["level"] == "error" and r["text"].startswith("malformed trace record") for r in lines[2:])
