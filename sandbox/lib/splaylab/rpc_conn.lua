@@ -23,19 +23,29 @@ local fast = require "splaylab.rpc_fast"
 
 local M = { _NAME = "splaylab.rpc_conn", _VERSION = "0.1", rpc = nil }   -- rpc: set by splaylab.rpc
 
-local tonumber, ipairs = tonumber, ipairs
+local tonumber = tonumber
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
 local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
-local pool, pooled, reaper = {}, 0, nil   -- "ip:port" -> stack of {connection, idle since}
+-- "ip:port" -> a stack of kept connections, each with the time it went idle after it:
+-- {connection, idle since, connection, idle since, ...} (no table per call)
+local pool, pooled, reaper = {}, 0, nil
 
 local function close_idle(older_than)
   for key, list in nxt, pool do
-    local kept = {}
-    for _, entry in ipairs(list) do
-      if entry[2] <= older_than then entry[1]:close(); pooled = pooled - 1 else kept[#kept + 1] = entry end
+    local n, kept = #list, 0
+    for i = 1, n, 2 do
+      local c, since = list[i], list[i + 1]
+      if since <= older_than then
+        c:close()
+        pooled = pooled - 1
+      else
+        list[kept + 1], list[kept + 2] = c, since
+        kept = kept + 2
+      end
     end
-    pool[key] = kept[1] and kept or nil
+    for i = n, kept + 1, -1 do list[i] = nil end
+    if kept == 0 then pool[key] = nil end   -- (an existing key set to nil while walking: allowed)
   end
 end
 
@@ -53,22 +63,24 @@ end
 local function take(key)
   local list = pool[key]
   if not list then return nil end
-  local entry = list[#list]
-  list[#list] = nil
-  if not list[1] then pool[key] = nil end
+  local n = #list
+  local c = list[n - 1]
+  list[n], list[n - 1] = nil, nil
+  if n == 2 then pool[key] = nil end
   pooled = pooled - 1
-  return entry[1]
+  return c
 end
 
 local function give_back(key, s)
   local st = M.rpc.settings
   local list = pool[key]
-  if st.keep_alive <= 0 or pooled >= st.pool_max or (list and #list >= st.pool_per_peer) then
+  if st.keep_alive <= 0 or pooled >= st.pool_max or (list and #list >= 2 * st.pool_per_peer) then
     s:close()
     return
   end
   if not list then list = {}; pool[key] = list end
-  list[#list + 1] = { s, platform.now() }
+  local n = #list
+  list[n + 1], list[n + 2] = s, platform.now()
   pooled = pooled + 1
   start_reaper()
 end
@@ -163,7 +175,7 @@ function M.takes_fast_path(ip, port, key)
   local simnet = platform.sim_net
   if not simnet then return false end
   local list = pool[key]
-  if list then return list[#list][1].fast == true end
+  if list then return list[#list - 1].fast == true end
   return simnet:server_of("tcp", ip, port) ~= false
 end
 
