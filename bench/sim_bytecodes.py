@@ -2,6 +2,7 @@
 """Where the simulator's work goes, in bytecodes: a count that does not depend on the machine's load.
 
     .venv/bin/python bench/sim_bytecodes.py [--nodes 64] [--time 600] [--seed 1] [--top 25] [--sandbox DIR]
+    .venv/bin/python bench/sim_bytecodes.py --alloc [...]     bytes allocated instead, by source line
 
 Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua with the JIT off and a
 count hook (bench/lua/bytecode_count.lua), and prints the bytecodes executed per rpc call: in all,
@@ -9,6 +10,8 @@ by runtime module, and for the most expensive functions. CPU seconds on this VM 
 from run to run with other jobs; a change to the runtime's code moves these counts by exactly its
 own work (interpreted: the JIT's gains and losses are not in it; compare CPU for those).
 --sandbox runs another tree's sim.lua and runtime (a worktree's sandbox/) on the same input.
+--alloc counts the bytes allocated (bench/lua/alloc_count.lua: the garbage the collector must
+sweep, ~2 KB per call), charged to the line running within 3 bytecodes of each allocation.
 """
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--sandbox", type=Path, default=ROOT / "sandbox", help="the sandbox/ whose sim.lua runs")
+    p.add_argument("--alloc", action="store_true", help="count bytes allocated, by line, instead of bytecodes")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="sim-bytecodes-") as tmp:
         folder = Path(tmp)
@@ -45,9 +49,11 @@ def main() -> int:
         nodes_dir = folder / "w" / "nodes"   # sim.lua makes each node's directory itself
         shutil.rmtree(nodes_dir)
         nodes_dir.mkdir()
-        report = folder / "bytecodes.tsv"
-        env = {"BYTECODE_OUT": str(report), "LUA_PATH": f"{ROOT / 'bench' / 'lua'}/?.lua;;", "PATH": "/usr/bin:/bin"}
-        run = subprocess.run(["luajit", "-joff", "-l", "bytecode_count", str(args.sandbox.resolve() / "sim.lua"), "sim.json"],
+        report = folder / "counts.tsv"
+        env = {"BYTECODE_OUT": str(report), "ALLOC_OUT": str(report), "LUA_PATH": f"{ROOT / 'bench' / 'lua'}/?.lua;;",
+               "PATH": "/usr/bin:/bin"}
+        hook = "alloc_count" if args.alloc else "bytecode_count"
+        run = subprocess.run(["luajit", "-joff", "-l", hook, str(args.sandbox.resolve() / "sim.lua"), "sim.json"],
                              cwd=folder / "w", env=env, capture_output=True, text=True)
         done = [ln for ln in run.stderr.splitlines() if ln.startswith("done ")]
         if run.returncode != 0 or not done:
@@ -67,13 +73,15 @@ def main() -> int:
     for key, n in by_fn.items():
         by_file[key.rsplit(":", 1)[0]] += n
     _, vt, events, nodes, _ = done[-1].split()
+    unit = "bytes allocated" if args.alloc else "bytecodes"
     print(f"{args.nodes} nodes, {float(vt):g} virtual s: {int(events):,} events, {calls:,} rpc calls, "
-          f"{total:,} bytecodes ({total / max(calls, 1):,.0f} per call, JIT off)")
-    print("\nby file (share, bytecodes per call):")
+          f"{total:,} {unit} ({total / max(calls, 1):,.0f} per call, JIT off)")
+    print(f"\nby file (share, {unit} per call):")
     for name, n in by_file.most_common():
         if n / total >= 0.002:
             print(f"  {100 * n / total:5.1f} %  {n / max(calls, 1):8,.0f}  {name}")
-    print(f"\nthe {args.top} costliest functions (file:line where each is defined):")
+    where = "lines (file:line allocating)" if args.alloc else "functions (file:line where each is defined)"
+    print(f"\nthe {args.top} costliest {where}:")
     for key, n in by_fn.most_common(args.top):
         print(f"  {100 * n / total:5.1f} %  {n / max(calls, 1):8,.0f}  {key}")
     return 0
