@@ -262,6 +262,9 @@ def test_a_simulated_submission_is_bounded_by_a_multiple_of_the_references_wall_
     '{"kind": "trace", "rows": [[1.5, "call", 3, "ping", 18, 26, "ok", "", 0, 0.0, 1]]}',
     '{"t": 1e-7, "n": -0.0, "big": 9007199254740993, "s": "caf\\u00e9 \\ud83d\\ude00", "x": null}',
     '[NaN, Infinity, -Infinity]', '1e400', '"\\ud800"', '{"a": 1, "a": 2}',
+    '"\\u0000"', '"\ufffd \x7f"', '{"a": "\\/"}',
+    # a line of 2 MB
+    '{"kind": "trace", "rows": [' + ",".join(['[1.5, "call", 3, "ping", 18, 26, "ok", "", 0, 0.0, 1]'] * 40000) + "]}",
 ])
 def test_records_are_read_as_json_reads_them(text: str) -> None:
     from grading.grader.runner import parse_json
@@ -270,7 +273,7 @@ def test_records_are_read_as_json_reads_them(text: str) -> None:
     assert repr(got) == repr(want) and type(got) is type(want)
 
 
-@pytest.mark.parametrize("text", ['{"a": ', "nope", "[1, 2,]", ""])
+@pytest.mark.parametrize("text", ['{"a": ', "nope", "[1, 2,]", "", '"a\x00b"', '"a\x01b"', "\ufeff{}", "{} x"])
 def test_a_broken_record_line_raises_what_json_raises(text: str) -> None:
     from grading.grader.runner import parse_json
     with pytest.raises(ValueError):
