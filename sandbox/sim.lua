@@ -71,13 +71,10 @@ ffi.cdef [[
   int dprintf(int fd, const char *format, ...);
 ]]
 
--- The collector starts a cycle when the heap reaches what the last cycle kept plus a budget
--- (sim.json's gc_budget_mb, 128 MB unless a test or benchmark says otherwise), at least 120 %
--- of what it kept (LuaJIT's default: 200 %), at most 1000 % (splaylab.sim.collector): a small
--- run (a grading run keeps ~25 MB) collects far less often (~-25 % CPU on chord's grading run);
--- a large one collects when its garbage reaches a fifth of what it keeps (10,000-node Chord:
--- peak memory -18 % against 150 %, CPU +6 - 9 %; 100 %: 40 % slower on a 300-node Chord). Memory,
--- not time, is what stops large simulations.
+-- The collector's pause follows what the last cycle kept: a budget of garbage (sim.json's
+-- gc_budget_mb, 128 MB by default) within a floor and a ceiling (splaylab.sim.collector says
+-- which, and why: small runs collect rarely, large ones before their garbage grows past a
+-- fifth of what they keep).
 -- Each step of the incremental collector does 4x the work of the allocation that triggered it
 -- (LuaJIT's default: 2x): a cycle ends sooner, so less garbage piles up while it runs (300-node
 -- Chord: peak memory -10 %, CPU +4 %, inside the noise; docs/simulation.md "Figures").
