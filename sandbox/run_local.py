@@ -125,35 +125,34 @@ def _terminated(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: list[str]) -> int:
-    signal.signal(signal.SIGTERM, _terminated)
+def checked_args(argv: list[str]) -> tuple[argparse.Namespace, str | None]:
+    """argv parsed (argparse exits on what it cannot parse) and checked: (args, None), or
+    (args, what is wrong). Also the grader's way in (grading/grader/runner.py)."""
     args = parser().parse_args(argv)
     if args.sim and args.backend != "process":
-        print("run_local: --sim and --backend docker exclude each other", file=sys.stderr)
-        return 2
+        return args, "--sim and --backend docker exclude each other"
     if args.sim_transport and not args.sim:
-        print("run_local: --sim-transport needs --sim", file=sys.stderr)
-        return 2
+        return args, "--sim-transport needs --sim"
     if args.churn and args.backend != "process":
-        print("run_local: --churn runs on the process backend only", file=sys.stderr)
-        return 2
+        return args, "--churn runs on the process backend only"
     if args.churn:
         error = churn_plan(args)
         if error:
-            print(f"run_local: {error}", file=sys.stderr)
-            return 2
+            return args, error
     elif args.nodes is None:
         args.nodes = 3
     if args.harness and not Path(args.harness).is_file():
-        print(f"run_local: no such file: {args.harness}", file=sys.stderr)
-        return 2
+        return args, f"no such file: {args.harness}"
     if args.trace_max < 1:
-        print("run_local: --trace-max must be >= 1", file=sys.stderr)
-        return 2
+        return args, "--trace-max must be >= 1"
     if args.nodes < 1 or args.time <= 0:
-        print("run_local: --nodes must be >= 1 and --time > 0", file=sys.stderr)
-        return 2
-    error = network_blocks(args) or bootstrap_list(args) or output_limits(args)
+        return args, "--nodes must be >= 1 and --time > 0"
+    return args, network_blocks(args) or bootstrap_list(args) or output_limits(args)
+
+
+def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, _terminated)
+    args, error = checked_args(argv)
     if error:
         print(f"run_local: {error}", file=sys.stderr)
         return 2

@@ -13,7 +13,7 @@ import signal
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 try:   # requirements.txt has it; a Python without it reads with json, the same values
     import orjson
@@ -32,8 +32,10 @@ GRACE_S = 2.0  # a graceful leave: SIGTERM, then SIGKILL this much later
 class Output:
     """Live console lines and the JSONL file."""
 
-    def __init__(self, out: IO[str] | None, start: float, quiet: bool, limits: OutputLimits | None = None) -> None:
-        self.out, self.start, self.quiet = out, start, quiet
+    def __init__(self, out: IO[str] | None, start: float, quiet: bool, limits: OutputLimits | None = None,
+                 sink: Callable[[dict[str, Any]], None] | None = None) -> None:
+        # sink: each record as reading its JSONL line back would give it (the grader's, in-process)
+        self.out, self.start, self.quiet, self.sink = out, start, quiet, sink
         self.virtual: float | None = None  # a simulation's virtual time: `t` and the console stamp
         # live: the output limits, applied here (one limiter per node, one budget for the run)
         self.limits = limits or OutputLimits()
@@ -151,15 +153,20 @@ class Output:
             if body is not None:
                 sys.stdout.write(f"node {rec['node']:>3} {stamp} {body}\n")
                 sys.stdout.flush()
+        if self.virtual is not None and (self.out or self.sink):
+            rec["sim"] = True   # a simulated run's records say so (docs/simulation.md)
         if self.out:
-            if self.virtual is not None:
-                rec["sim"] = True   # a simulated run's records say so (docs/simulation.md)
             rows = rec.get("rows")
             if isinstance(rows, RowsText):
                 head = json.dumps({key: v for key, v in rec.items() if key != "rows"})
                 self.out.write(f'{head[:-1]}, "rows": {rows}}}\n')
             else:
                 self.out.write(json.dumps(rec) + "\n")
+        if self.sink:
+            rows = rec.get("rows")
+            if isinstance(rows, RowsText):
+                rec["rows"] = rows.rows
+            self.sink(rec)
 
 
 def _loads(text: str) -> Any:
@@ -175,7 +182,9 @@ def _loads(text: str) -> Any:
 
 
 class RowsText(str):
-    """A trace record's rows as the JSON text they came in (checked: a list of lists)."""
+    """A trace record's rows as the JSON text they came in (checked: a list of lists); `rows`:
+    what that text reads as."""
+    rows: list[Any]
 
 
 def rows_text(line: str) -> RowsText:
@@ -188,7 +197,9 @@ def rows_text(line: str) -> RowsText:
     rows = _loads(inner)
     if not (isinstance(rows, list) and all(isinstance(row, list) for row in rows)):
         raise ValueError("rows: a list of rows")
-    return RowsText(inner)
+    text = RowsText(inner)
+    text.rows = rows
+    return text
 
 
 def report_exit(output: Output, k: int, code: int) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 SANDBOX = Path(__file__).resolve().parent
 if str(SANDBOX) not in sys.path:
@@ -14,21 +14,16 @@ if str(SANDBOX) not in sys.path:
 from run_records import LEVELS, Output  # noqa: E402
 
 
-def run_sim(args: argparse.Namespace) -> int:
-    """--sim: every node in one LuaJIT process on a virtual clock (sandbox/simulate.py); the same
-    console lines (stamped with virtual seconds) and JSONL records (t: virtual seconds)."""
-    if str(SANDBOX) not in sys.path:
-        sys.path.insert(0, str(SANDBOX))
+def _simulate(args: argparse.Namespace, output: Output, on_progress: Callable[[Any], None] | None = None,
+              cancel: Callable[[], bool] | None = None) -> tuple[int, Any, str | None]:
+    """The simulation of checked args, its records into output -> (exit code, simulate's result
+    or None, what failed or None)."""
     import simulate  # sandbox/simulate.py
     app = Path(args.app)
     if not app.is_file():
-        print(f"run_local: no such file: {app}", file=sys.stderr)
-        return 2
+        return 2, None, f"no such file: {app}"
     churn, until, stop_reason = simulate.run_plan(getattr(args, "churn_plan", None), args.time)
     seed = args.seed if args.seed is not None else 1
-    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
-    output = Output(out_file, 0.0, args.quiet)
-    tty = sys.stderr.isatty()
 
     def on_record(k: int, t: float, level: str, text: str) -> None:
         output.virtual = t
@@ -46,13 +41,6 @@ def run_sim(args: argparse.Namespace) -> int:
         else:
             output.record(k, level if level in LEVELS else "error", text)
 
-    def on_progress(p: Any) -> None:
-        if not args.quiet:
-            line = (f"sim: virtual {p.virtual_t:,.1f} s of {until:g} s, {p.events:,} events, "
-                    f"{p.events_per_s:,.0f} events/s, {p.nodes_started:,} nodes started")
-            sys.stderr.write(("\r" + line + "\x1b[K") if tty else line + "\n")
-            sys.stderr.flush()
-
     job = simulate.SimJob(app=app, nodes=args.nodes, time=args.time, seed=seed,
                           net_blocks=getattr(args, "net_blocks", None), churn=churn, until=until,
                           stop_reason=stop_reason, max_mem=args.sim_max_mem, spin_limit=args.spin_limit,
@@ -61,13 +49,40 @@ def run_sim(args: argparse.Namespace) -> int:
                           transport=getattr(args, "sim_transport", None) or "fast",
                           trace={"max_events": args.trace_max, "learn": args.trace_learn} if not args.no_trace else False)
     try:
-        result = simulate.simulate(job, on_record, on_progress, keep=args.keep)
+        result = simulate.simulate(job, on_record, on_progress, keep=args.keep, cancel=cancel)
     except RuntimeError as e:
-        print(f"run_local: {e}", file=sys.stderr)
+        return 2, None, str(e)
+    return (0 if result.code == 0 else 1), result, result.failure
+
+
+def run_sim(args: argparse.Namespace) -> int:
+    """--sim: every node in one LuaJIT process on a virtual clock (sandbox/simulate.py); the same
+    console lines (stamped with virtual seconds) and JSONL records (t: virtual seconds)."""
+    import simulate  # sandbox/simulate.py
+    if not Path(args.app).is_file():   # (before --out is created)
+        print(f"run_local: no such file: {args.app}", file=sys.stderr)
         return 2
+    until = simulate.run_plan(getattr(args, "churn_plan", None), args.time)[1]
+    out_file = open(args.out, "w", encoding="utf-8") if args.out else None
+    output = Output(out_file, 0.0, args.quiet)
+    tty = sys.stderr.isatty()
+    seed = args.seed if args.seed is not None else 1
+
+    def on_progress(p: Any) -> None:
+        if not args.quiet:
+            line = (f"sim: virtual {p.virtual_t:,.1f} s of {until:g} s, {p.events:,} events, "
+                    f"{p.events_per_s:,.0f} events/s, {p.nodes_started:,} nodes started")
+            sys.stderr.write(("\r" + line + "\x1b[K") if tty else line + "\n")
+            sys.stderr.flush()
+
+    try:
+        code, result, failure = _simulate(args, output, on_progress)
     finally:
         if out_file:
             out_file.close()
+    if result is None:
+        print(f"run_local: {failure}", file=sys.stderr)
+        return code
     if tty and not args.quiet:
         sys.stderr.write("\n")
     if not args.quiet:
@@ -77,6 +92,17 @@ def run_sim(args: argparse.Namespace) -> int:
                   f"({p.events_per_s:,.0f} events/s), seed {seed}"
                   + ("" if result.reproducible else " (NOT reproducible here: bubblewrap or setarch missing)"),
                   file=sys.stderr)
-    if result.failure:
-        print(f"run_local: {result.failure}", file=sys.stderr)
-    return 0 if result.code == 0 else 1
+    if failure:
+        print(f"run_local: {failure}", file=sys.stderr)
+    return code
+
+
+def sim_records(args: argparse.Namespace, cancel: Callable[[], bool] | None = None
+                ) -> tuple[int, list[dict[str, Any]], str | None, list[str]]:
+    """The grader's way (grading/grader/runner.py): the simulation of checked args in this
+    process, its records as the JSONL of --out reads back (the same dicts, without writing and
+    parsing them) -> (exit code, records, what failed or None, sim.lua's last stderr lines).
+    cancel(), asked about once a second, stops it (simulate.simulate)."""
+    records: list[dict[str, Any]] = []
+    code, result, failure = _simulate(args, Output(None, 0.0, True, sink=records.append), cancel=cancel)
+    return code, records, failure, (result.stderr[-5:] if result is not None else [])
