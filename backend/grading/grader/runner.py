@@ -26,25 +26,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from .spec import ROOT, SANDBOX, RunSpec
+
+if str(SANDBOX) not in sys.path:
+    sys.path.insert(0, str(SANDBOX))
+from run_records import loads_json as parse_json  # noqa: E402  (sandbox/run_records.py: json.loads, faster)
 
 RUN_LOCAL = SANDBOX / "run_local.py"
 DEFAULT_CACHE = ROOT / "var" / "grading-cache"
-
-
-def parse_json(text: str) -> Any:
-    """json.loads, faster: a chord grade reads ~3,000 record lines holding ~100,000 trace rows,
-    0.18 - 0.40 s with json, 0.11 - 0.15 s with orjson (of a ~2.5 s grade). What orjson refuses
-    and Python's json reads (NaN, Infinity, numbers past a double, lone surrogates) goes to
-    json, and so does its ValueError.
-    One difference is left: orjson reads an integer past 64 bits as a float; no record holds one
-    (Lua's numbers are doubles, which cjson writes with an exponent past 14 digits)."""
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return json.loads(text)
 
 
 @dataclass
@@ -239,8 +228,6 @@ def _simulate(run: RunSpec, argv: list[str], limit: float, too_long: str) -> Run
     """A simulated run in this process (run_sim.sim_records: the records as run_local.py's JSONL
     reads back, without its process, file and parsing: ~0.2 s of a ~1.6 s chord grade), for at
     most `limit` s of wall time; run_local's arguments and checks as they are."""
-    if str(SANDBOX) not in sys.path:
-        sys.path.insert(0, str(SANDBOX))
     import run_local  # sandbox/run_local.py
     import run_sim  # sandbox/run_sim.py
 
