@@ -4,6 +4,7 @@ nodes (its static run only: 100 LuaJIT processes for 100 s, the reference's own 
 each), the two gradings side by side. ~4 minutes."""
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -27,5 +28,15 @@ def test_two_live_gradings_of_one_submission_agree_within_the_tolerance(tmp_path
         (run,) = report["runs"]
         assert run["mode"] == "live" and run["failure"] is None and run["reference_cached"] is False
         assert report["score"] > 50, report["checks"]   # a working solution, graded on real nodes
-    assert abs(first["score"] - second["score"]) <= TOLERANCE, (first["checks"], second["checks"])
+    assert abs(first["score"] - second["score"]) <= TOLERANCE, _side_by_side(first, second)
     assert not any(tmp_path.iterdir()), "a live reference run must never be cached"
+
+
+def _side_by_side(first: dict, second: dict) -> str:
+    """Each check's points and message in both gradings, and the machine's load: a text, which
+    pytest prints whole (a dict's repr is cut at ~240 characters, the failing check with it)."""
+    lines = [f"scores {first['score']:.1f} and {second['score']:.1f}; load average {os.getloadavg()}"]
+    for a, b in zip(first["checks"], second["checks"]):
+        lines += [f"{a['check']}: {a['points']:g} / {b['points']:g} of {a['max_points']:g}",
+                  f"  1: {a['message']}", f"  2: {b['message']}"]
+    return "\n".join(lines)
