@@ -97,12 +97,20 @@ def run_sim(args: argparse.Namespace) -> int:
     return code
 
 
-def sim_records(args: argparse.Namespace, cancel: Callable[[], bool] | None = None
+def sim_records(args: argparse.Namespace, cancel: Callable[[], bool] | None = None,
+                each: Callable[[dict[str, Any]], None] | None = None
                 ) -> tuple[int, list[dict[str, Any]], str | None, list[str]]:
     """The grader's way (grading/grader/runner.py): the simulation of checked args in this
     process, its records as the JSONL of --out reads back (the same dicts, without writing and
     parsing them) -> (exit code, records, what failed or None, sim.lua's last stderr lines).
-    cancel(), asked about once a second, stops it (simulate.simulate)."""
+    cancel(), asked about once a second, stops it (simulate.simulate); each(record) is told
+    every record as it comes, in order, while the simulation runs on."""
     records: list[dict[str, Any]] = []
-    code, result, failure = _simulate(args, Output(None, 0.0, True, sink=records.append), cancel=cancel)
+
+    def keep(record: dict[str, Any]) -> None:
+        records.append(record)
+        if each is not None:
+            each(record)
+
+    code, result, failure = _simulate(args, Output(None, 0.0, True, sink=keep), cancel=cancel)
     return code, records, failure, (result.stderr[-5:] if result is not None else [])

@@ -123,7 +123,8 @@ def grade(assignment: Assignment, source: str, *, live: bool = False, cache_dir:
         if "run_data" in result.derived:   # a cached reference run this process read before
             return result.derived["run_data"]
         r = result.run
-        run_data = library.RunData(r.name, r.nodes, r.time, result.records, result.failure, learned=r.learn)
+        run_data = library.RunData(r.name, r.nodes, r.time, result.records, result.failure, learned=r.learn,
+                                   tally=result.trace_tally)
         if result.cached:
             result.derived["run_data"] = run_data
         return run_data

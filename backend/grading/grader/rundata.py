@@ -16,13 +16,12 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import CheckError
+from .trace_tally import CALLS, CONTACTS, NodeTraffic, Operation, TraceTally
 
-CALLS = ("call", "ucall")                        # messages a node sends that ask something
-CONTACTS = ("call", "ucall", "connect", "sendto")  # how a node reaches a peer it chose
+__all__ = ["CALLS", "CONTACTS", "NodeTraffic", "Operation", "RunData", "TraceTally", "owner", "percentile", "stat"]
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -58,58 +57,27 @@ def owner(ids: Sequence[int], key: int) -> int | None:
     return ids[i % len(ids)]
 
 
-@dataclass
-class Operation:
-    """An operation the harness ran (h.operation), measured by the runtime."""
-    op: str
-    node: int
-    name: str = ""
-    t: float = 0.0
-    seconds: float = 0.0
-    outcome: str = ""
-    messages: int = 0          # rpc/urpc calls made for it, on every node
-    bytes: int = 0             # bytes those calls sent
-    depth: int = 0             # the longest chain of calls
-    nodes: set[int] = field(default_factory=set)   # nodes that served a call of it
-
-
-@dataclass
-class NodeTraffic:
-    """What one node's trace says it sent and served, over the whole run."""
-    calls: int = 0             # rpc/urpc calls it made
-    served: int = 0            # calls it served
-    raw_sends: int = 0         # the app's own TCP sends and UDP datagrams
-    bytes_out: int = 0
-    bytes_in: int = 0
-    errors: int = 0            # calls it served whose function raised (or was missing)
-    peers: set[int] = field(default_factory=set)   # positions it reached by calls, connects, datagrams
-    own_peers: set[int] = field(default_factory=set)   # ... outside the harness's operations
-    talked: set[int] = field(default_factory=set)      # positions it exchanged any message with, either way
-    learned: dict[int, float] = field(default_factory=dict)   # positions a message it received named: when first
-
-    @property
-    def messages(self) -> int:
-        return self.calls + self.raw_sends
-
-
 class RunData:
     """One run's records and the facts derived from them."""
 
     def __init__(self, name: str, nodes: int, duration: float, records: list[dict[str, Any]],
-                 failure: str | None = None, traced: bool = True, learned: bool = False) -> None:
+                 failure: str | None = None, traced: bool = True, learned: bool = False,
+                 tally: TraceTally | None = None) -> None:
         """traced: the run's messages were traced (every grading run is: simulations always, live
         runs with --trace); then a node without trace rows sent and received nothing. learned: the
-        trace named the peers received messages carried (the run's `learn: true`)."""
+        trace named the peers received messages carried (the run's `learn: true`). tally: these
+        records' trace, summed already (as the run went: runner._simulate); else it is read here."""
         self.name, self.nodes, self.duration, self.records, self.failure = name, nodes, duration, records, failure
         self.traced, self.learned = traced, learned
         self._probes: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._app_metrics: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self._life: dict[int, list[tuple[float, int]]] = defaultdict(list)   # position -> (t, +1 | -1)
         self.churn_leaves: list[tuple[float, int]] = []
-        self.traffic: dict[int, NodeTraffic] = defaultdict(NodeTraffic)
-        self.operations: dict[str, Operation] = {}
-        self.trace_rows = 0
-        self.trace_capped: set[int] = set()
+        read_trace = tally is None
+        tally = TraceTally() if tally is None else tally
+        self.traffic: dict[int, NodeTraffic] = tally.traffic
+        self.operations: dict[str, Operation] = tally.operations
+        self.trace_capped: set[int] = tally.capped
         joined_by_churn: set[int] = set()
         exits: list[dict[str, Any]] = []
         for r in records:
@@ -119,7 +87,8 @@ class RunData:
             elif kind == "metric":
                 self._app_metrics[r.get("name", "")].append(r)
             elif kind == "trace":
-                self._read_trace(int(r.get("node", 0)), r.get("rows") or [])
+                if read_trace:
+                    tally.add(int(r.get("node", 0)), r.get("rows") or [])
             elif kind == "churn":
                 if r.get("event") == "join":
                     self._life[r["node"]].append((r["t"], +1))
@@ -132,6 +101,7 @@ class RunData:
                 self._life[r["node"]].append((r["t"], -1))
                 if not str(r.get("text", "")).startswith("left (churn"):
                     exits.append(r)
+        self.trace_rows = tally.rows
         self.by_churn = bool(joined_by_churn)
         if not self.by_churn:   # no scenario: every node starts at 0
             for k in range(1, nodes + 1):
@@ -163,62 +133,6 @@ class RunData:
         self._id_changes = sorted(changes)
         self._live_ids: dict[int, tuple[int, ...]] = {}
         self.memo: dict[Any, Any] = {}   # what checks derive from this run's records, by their key
-
-    # the trace ---------------------------------------------------------------------------------
-    def _op(self, op: str) -> Operation:
-        o = self.operations.get(op)
-        if o is None:
-            try:
-                node = int(op.split(":", 1)[0])
-            except ValueError:
-                node = 0
-            o = self.operations[op] = Operation(op, node)
-        return o
-
-    def _read_trace(self, node: int, rows: list[Any]) -> None:
-        mine = self.traffic[node]
-        for row in rows:
-            try:
-                t, typ, peer, name, out, inb, outcome, op, depth, dur, count = row[:11]
-                out, inb, count, depth = int(out), int(inb), int(count), int(depth)
-            except (TypeError, ValueError):
-                continue
-            self.trace_rows += 1
-            mine.bytes_out += out
-            mine.bytes_in += inb
-            if typ in CALLS:
-                mine.calls += count
-            elif typ in ("send", "sendto"):
-                mine.raw_sends += count
-            elif typ in ("serve", "userve"):
-                mine.served += count
-                if outcome == "error":
-                    mine.errors += count
-            elif typ == "capped":
-                self.trace_capped.add(node)
-            elif typ == "learned":
-                if isinstance(peer, int):
-                    mine.learned.setdefault(peer, float(t))
-                continue
-            if isinstance(peer, int) and peer > 0 and peer != node:
-                mine.talked.add(peer)
-                if typ in CALLS:   # a call is an exchange both ways (a served call may not name its caller)
-                    self.traffic[peer].talked.add(node)
-                if typ in CONTACTS:
-                    mine.peers.add(peer)
-                    if not op:
-                        mine.own_peers.add(peer)
-            if not op:
-                continue
-            o = self._op(str(op))
-            if typ == "op":
-                o.name, o.t, o.seconds, o.outcome, o.node = str(name), float(t), float(dur), str(outcome), node
-            elif typ in CALLS:
-                o.messages += count
-                o.bytes += out
-                o.depth = max(o.depth, depth)
-            elif typ in ("serve", "userve"):
-                o.nodes.add(node)
 
     def operation(self, op: Any) -> Operation | None:
         return self.operations.get(str(op)) if op is not None else None
