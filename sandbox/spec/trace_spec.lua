@@ -109,6 +109,37 @@ describe("splaylab.trace", function()
     assert.same({ count = 10, out = 50, inb = 70, dur = 2.5 }, sums)
   end)
 
+  it("aggregates by type, peer, name, outcome and op: the earliest instant, the deepest call, per flush", function()
+    local lines, write = collector()
+    trace.init { enabled = true, max_events = 1, write = write, position = 1, job_nodes = NODES }
+    trace.row(1, "call", 2, "f", 1, 1, "ok", "", 1, 0)                    -- listed
+    trace.row(2, "call", 2, "f", 1, 2, "ok", "1:0:1", 2, 0.5)            -- aggregated from here
+    trace.row(3, "call", 2, "f", 1, 2, "ok", "1:0:1", 5, 0.5)
+    trace.row(4, "call", 2, "f", 1, 2, "ok", "1:0:1", 3, 0.5)
+    trace.row(5, "call", 2, "f", 1, 2, "timeout", "1:0:1", 1, 1)          -- another outcome
+    trace.row(6, "call", 3, "f", 1, 2, "ok", "1:0:1", 1, 1)               -- another peer
+    trace.row(7, "send", nil, "", 9, 0, "ok", "", 0, 0)                   -- no peer
+    trace.row(8, "send", nil, "", 9, 0, "ok", "", 0, 0)
+    trace.flush()
+    trace.row(20, "call", 2, "f", 4, 4, "ok", "1:0:1", 1, 0)              -- the next window
+    trace.flush()
+    local rows = rows_of(lines)
+    local function pick(first, typ, peer, outcome)
+      for _, r in ipairs(rows) do
+        if r[1] == first and r[2] == typ and r[3] == peer and r[7] == outcome then return r end
+      end
+    end
+    local deep = pick(2, "call", 2, "ok")
+    assert.same({ 3, 6, 5, 1.5, 3 }, { deep[5], deep[6], deep[9], deep[10], deep[11] })
+    assert.equal(1, pick(5, "call", 2, "timeout")[11])
+    assert.equal(1, pick(6, "call", 3, "ok")[11])
+    local sends = pick(7, "send", "nil", "ok")   -- (a missing peer is written "nil")
+    assert.same({ 18, 2 }, { sends[5], sends[11] })
+    local later = pick(20, "call", 2, "ok")   -- counts restart; the deepest call stays the row's
+    assert.same({ 4, 4, 5, 1 }, { later[5], later[6], later[9], later[11] })
+    assert.equal(7, #rows)   -- listed, capped, four aggregates, then the next window's one
+  end)
+
   it("carries an operation through the threads a thread makes, and enter/restore for served calls", function()
     trace.init { enabled = true, write = function() end, position = 4, job_nodes = NODES }
     in_thread(function()

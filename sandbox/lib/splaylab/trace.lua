@@ -37,7 +37,7 @@ local M = { _NAME = "splaylab.trace", _VERSION = "0.1" }
 
 local running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next =
   coroutine.running, setmetatable, tostring, tonumber, type, pcall, select, unpack, rawget, next
-local floor, concat, sub = math.floor, table.concat, string.sub
+local floor, sub = math.floor, string.sub
 -- (named neither next nor pairs: no ITERN loop, which this LuaJIT may end early; benc_copy.lua)
 local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next   -- see splaylab.safe_pairs
 
@@ -55,7 +55,10 @@ local write = nil
 local line, row_text = buffer.new(), buffer.new()
 local HEAD = '{"rows":['
 local nbuf, oldest = 0, nil  -- rows in the line, since when
-local agg, agg_keys, agg_dirty = nil, nil, false
+-- Past max_events: the aggregate rows, found by type, peer, name, outcome and op in nested
+-- tables (no key string built per event), and in `agg_rows` in the order they came
+local agg, agg_rows, agg_dirty = nil, nil, false
+local NO_PEER = {}   -- the key of a nil peer
 local ctx_of = setmetatable({}, { __mode = "k" })
 local ops_served = {}
 local reserved = {}          -- op id -> name, given by reserve() and not run yet
@@ -70,7 +73,7 @@ function M.init(opts)
   flush_after = tonumber(opts.flush_after)
   listed = 0
   line:free(); nbuf, oldest = 0, nil
-  agg, agg_keys, agg_dirty = nil, nil, false
+  agg, agg_rows, agg_dirty = nil, nil, false
   ops_served = {}
   -- an operation's id names the node's session (its start, in ms of its clock) so that a node
   -- that rejoins at the same position never reuses an id
@@ -126,11 +129,10 @@ function M.flush()
   end
   if agg_dirty then
     agg_dirty = false
-    for _, key in ipairs(agg_keys) do
-      local r = agg[key]
+    for _, r in ipairs(agg_rows) do
       if r[11] > 0 then
         push(r[1], r[2], peer_json(r[3]), quoted(r[4]), r[5], r[6], r[7], r[8], r[9], r[10], r[11])
-        agg[key] = { r[1], r[2], r[3], r[4], 0, 0, r[7], r[8], r[9], 0, 0 }
+        r[5], r[6], r[10], r[11] = 0, 0, 0, 0   -- (the deepest call stays the row's)
       end
     end
     if nbuf > 0 then M.flush() end
@@ -161,13 +163,21 @@ function M.flush_due(timeout)
   return timeout
 end
 
+-- the table under `key` in t, made when missing
+local function sub_table(t, key)
+  local s = t[key]
+  if not s then s = {}; t[key] = s end
+  return s
+end
+
 local function aggregate(t, typ, peer, name, out, inb, outcome, op, depth, dur)
-  local key = concat({ typ, tostring(peer), name, outcome, op }, "\0")
-  local r = agg[key]
+  local by_outcome = sub_table(sub_table(sub_table(agg, typ), peer == nil and NO_PEER or peer), name)
+  local by_op = sub_table(by_outcome, outcome)
+  local r = by_op[op]
   if not r then
     r = { t, typ, peer, name, 0, 0, outcome, op, depth, 0, 0 }
-    agg[key] = r
-    agg_keys[#agg_keys + 1] = key
+    by_op[op] = r
+    agg_rows[#agg_rows + 1] = r
   end
   if r[11] == 0 then r[1] = t end
   if depth > r[9] then r[9] = depth end
@@ -182,7 +192,7 @@ function M.row(t, typ, peer, name, out, inb, outcome, op, depth, dur)
   out, inb, op, depth, dur = out or 0, inb or 0, op or "", depth or 0, dur or 0
   if listed >= max_events then
     if not agg then
-      agg, agg_keys = {}, {}
+      agg, agg_rows = {}, {}
       push(t, "capped", "0", '""', 0, 0, "ok", "", 0, 0, max_events)
     end
     return aggregate(t, typ, peer, name, out, inb, outcome, op, depth, dur)
