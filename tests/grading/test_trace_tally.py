@@ -6,16 +6,19 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
+import pytest
+
 from grading.grader import load_assignment, runner
 from grading.grader.rundata import RunData, TraceTally
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def facts(run: RunData) -> dict:
-    return {"traffic": {k: asdict(v) for k, v in run.traffic.items()},
-            "operations": {k: asdict(v) for k, v in run.operations.items()},
-            "rows": run.trace_rows, "capped": set(run.trace_capped)}
+def facts(run: RunData, rows: bool = True) -> dict:
+    """What the checks read of a run's trace (and, with rows, how it came: rows read, capped)."""
+    f = {"traffic": {k: asdict(v) for k, v in run.traffic.items()},
+         "operations": {k: asdict(v) for k, v in run.operations.items()}}
+    return {**f, "rows": run.trace_rows, "capped": set(run.trace_capped)} if rows else f
 
 
 def test_a_simulated_grading_runs_tally_is_the_trace_of_its_records() -> None:
@@ -27,8 +30,32 @@ def test_a_simulated_grading_runs_tally_is_the_trace_of_its_records() -> None:
     read = RunData(run.name, run.nodes, run.time, result.records)
     assert facts(summed) == facts(read)
     # a grading run's trace: every node's calls, the harness's lookups as operations
-    assert read.trace_rows > 10_000 and len(read.traffic) == run.nodes
+    assert sum(t.calls for t in read.traffic.values()) > 10_000 and len(read.traffic) == run.nodes
     assert sum(1 for o in read.operations.values() if o.name) > 100
+
+
+@pytest.mark.parametrize("slug", ["chord", "cyclon"])   # operations and depths; `learned` rows (learn: true)
+def test_a_grading_runs_summed_trace_gives_the_facts_of_its_listed_rows(monkeypatch, slug: str) -> None:
+    """Grading runs list one row per node and sum the rest (runner.TRACE_MAX): the checks'
+    facts are those of every row listed (sums, peers, operations, the deepest call, the first
+    instant a peer was learned), from fewer rows (a chord grade's: ~12 times fewer)."""
+    a = load_assignment(ROOT / "assignments" / slug)
+    run = a.runs[0]
+    runs = {}
+    for trace_max in (20_000, runner.TRACE_MAX):
+        monkeypatch.setattr(runner, "TRACE_MAX", trace_max)
+        result = runner.execute(a.reference, run, harness=a.harness, cache_dir=None)
+        assert result.failure is None
+        runs[trace_max] = RunData(run.name, run.nodes, run.time, result.records, learned=run.learn,
+                                  tally=result.trace_tally)
+    listed, summed = runs[20_000], runs[runner.TRACE_MAX]
+    assert runner.TRACE_MAX < 100 and summed.trace_rows < listed.trace_rows
+    assert listed.trace_capped == set() and summed.trace_capped == set(range(1, run.nodes + 1))
+    assert facts(summed, rows=False) == facts(listed, rows=False)
+    if run.learn:
+        assert any(t.learned for t in listed.traffic.values())
+    else:
+        assert max(o.depth for o in listed.operations.values()) > 1
 
 
 def row(t, typ, peer, name="", out=0, inb=0, outcome="ok", op="", depth=0, dur=0.0, count=1) -> list:
