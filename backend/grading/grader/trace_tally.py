@@ -5,7 +5,7 @@ A TraceTally takes a run's trace records one at a time, in the order the run wro
 the grader can sum a simulated run's trace while the simulation is still running (the records
 come in between its output's polls; runner._simulate) instead of after it. RunData reads the
 same records into the same tally when none was summed before (a cached or live run): the facts
-are those of the records either way (grading/tests/test_trace_tally.py).
+are those of the records either way (tests/grading/test_trace_tally.py).
 """
 from __future__ import annotations
 
