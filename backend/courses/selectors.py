@@ -37,15 +37,22 @@ class CourseAccess:
         return self.role in (Role.INSTRUCTOR, Role.TA)
 
 
-def course_list(*, user: User) -> QuerySet[Course]:
+def _courses_with_role(user: User) -> QuerySet[Course]:
     """The user's courses, each with `my_role`."""
     role = Membership.objects.filter(course=OuterRef("pk"), user=user).values("role")[:1]
-    qs = Course.objects.annotate(my_role=Subquery(role)).prefetch_related("daemons").order_by("name", "id")
+    qs = Course.objects.annotate(my_role=Subquery(role))
     return qs if user.is_superuser else qs.filter(memberships__user=user)
 
 
+def course_list(*, user: User) -> QuerySet[Course]:
+    """The user's courses, each with `my_role` and its daemons (the list shows them)."""
+    return _courses_with_role(user).prefetch_related("daemons").order_by("name", "id")
+
+
 def course_access(*, user: User, course_id: int) -> CourseAccess:
-    course = course_list(user=user).filter(id=course_id).first()
+    # One query: every course-scoped request asks it (a class polling its submissions), and
+    # few of them read the course's daemons (those that do load them then).
+    course = _courses_with_role(user).filter(id=course_id).first()
     if course is None:
         raise Http404("no such course")
     if course.my_role is None:  # a superuser outside the course

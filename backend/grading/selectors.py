@@ -191,24 +191,34 @@ class Gradebook:
     rows: list[tuple[User, list[GradebookCell]]]
 
 
-def gradebook_get(*, course: Course, student_id: int | None = None) -> Gradebook:
-    """Rows: the course's students (by username); columns: every assignment, published or not."""
-    assignments = list(Assignment.objects.filter(course=course).select_related("course"))
+def gradebook_get(*, course: Course, student_id: int | None = None, assignment_ids: set[int] | None = None,
+                  with_reports: bool = False) -> Gradebook:
+    """Rows: the course's students (by username); columns: every assignment, published or not
+    (or those of `assignment_ids`). with_reports: the cells' submissions carry their reports
+    (else loaded on first read, a query each)."""
+    assignments = Assignment.objects.filter(course=course).select_related("course")
+    submissions = Submission.objects.filter(assignment__course=course)
+    overrides_qs = GradeOverride.objects.filter(assignment__course=course)
+    if assignment_ids is not None:
+        assignments = assignments.filter(id__in=assignment_ids)
+        submissions = submissions.filter(assignment_id__in=assignment_ids)
+        overrides_qs = overrides_qs.filter(assignment_id__in=assignment_ids)
+    assignments = list(assignments)
     students = course_students(course=course)
     if student_id is not None:
         students = students.filter(id=student_id)
     students = list(students)
     ids = [s.id for s in students]
-    graded = (Submission.objects.filter(assignment__course=course, student_id__in=ids, status=Status.GRADED)
+    graded = (submissions.filter(student_id__in=ids, status=Status.GRADED)
               .order_by("assignment_id", "student_id", "-created_at", "-id")
               .distinct("assignment_id", "student_id")
-              .defer("source", "report", "history"))
+              .defer("source", "history", *(() if with_reports else ("report",))))
     latest = {(s.assignment_id, s.student_id): s for s in graded}
     counts = {(r["assignment_id"], r["student_id"]): r["n"] for r in
-              Submission.objects.filter(assignment__course=course, student_id__in=ids)
+              submissions.filter(student_id__in=ids)
               .values("assignment_id", "student_id").annotate(n=Count("id")).order_by()}
     overrides = {(o.assignment_id, o.student_id): o for o in
-                 GradeOverride.objects.filter(assignment__course=course, student_id__in=ids).select_related("by")}
+                 overrides_qs.filter(student_id__in=ids).select_related("by")}
     rows = [(s, [GradebookCell(a, s, latest.get((a.id, s.id)), counts.get((a.id, s.id), 0),
                                overrides.get((a.id, s.id))) for a in assignments]) for s in students]
     return Gradebook(course=course, assignments=assignments, rows=rows)
@@ -236,12 +246,14 @@ def final_grades(*, access: CourseAccess, student: User, assignments: list[Assig
                  now: datetime | None = None) -> dict[int, FinalGrade]:
     """assignment id -> the student's final grade, read from the gradebook itself so that what a
     student sees is the gradebook's cell; {} for someone who is not a student of the course."""
-    book = gradebook_get(course=access.course, student_id=student.id)
+    wanted = {a.id for a in assignments}
+    # Only the wanted columns, their reports read at once (a student's cell counts the hidden
+    # checks in it): each poll of a submission being graded asks for this.
+    book = gradebook_get(course=access.course, student_id=student.id, assignment_ids=wanted,
+                         with_reports=not access.is_staff)
     if not book.rows:
         return {}
-    wanted = {a.id for a in assignments}
-    return {c.assignment.id: _final_grade(c, access=access, now=now) for c in book.rows[0][1]
-            if c.assignment.id in wanted}
+    return {c.assignment.id: _final_grade(c, access=access, now=now) for c in book.rows[0][1]}
 
 
 def latest_submissions(*, access: CourseAccess, user: User, assignments: list[Assignment]) -> dict[int, dict[str, Any]]:

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from courses.tests.factories import client_for
 from grading.models import GradeOverride, Submission
-from grading.tests.factories import REPORT, assignment_make, graded_make
+from grading.tests.factories import REPORT, assignment_make, graded_make, submission_make
 
 
 def _cell(classroom, student, slug="chord") -> dict:
@@ -94,3 +94,20 @@ def test_nothing_graded_yet_and_staff_lists_have_no_grade(classroom) -> None:
                                   "hidden_withheld": 0}
     staff = client_for(classroom.ta).get(f"/api/courses/{classroom.course.id}/assignments/").json()[0]
     assert staff["my_grade"] is None
+
+
+def test_polling_a_submission_reads_the_grade_in_few_queries(classroom, django_assert_max_num_queries) -> None:
+    """A class polls its submissions while they are graded: the detail reads the final grade
+    from the assignment's own column (its report with it), and the course once, without its
+    daemons. 7 queries: the submission, the course and role, then the gradebook's column
+    (assignment, student, latest graded with its report, count, override)."""
+    chord = assignment_make(classroom.course, deadline=timezone.now() + timedelta(days=1))
+    assignment_make(classroom.course, slug="cyclon")   # another column: not read
+    graded_make(chord, classroom.student, 50.0)
+    pending = submission_make(chord, classroom.student)
+    client = client_for(classroom.student)
+    with django_assert_max_num_queries(7):
+        body = client.get(f"/api/submissions/{pending.id}/").json()
+    assert (body["status"], body["final_grade"]["hidden_withheld"], body["final_grade"]["score"]) == ("queued", 1, None)
+    with django_assert_max_num_queries(3):
+        assert client.get(f"/api/courses/{classroom.course.id}/assignments/chord/submissions/").status_code == 200
