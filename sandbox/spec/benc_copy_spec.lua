@@ -361,5 +361,34 @@ describe("splaylab.benc_copy.copy_fields (the runtime's own envelopes and replie
   it("takes only the runtime's field names", function()
     assert.has_error(function() copy_fields({ [1] = "x" }) end,
       "benc_copy.copy_fields: field names are strings, not number")
+    assert.has_error(function() copy_fields({ [{}] = "x" }) end,   -- (a table has a length)
+      "benc_copy.copy_fields: field names are strings, not table")
+  end)
+
+  -- What the codec names when a cycle and the nesting bound meet (checked as the bound moves
+  -- past the cycle's closing level), and when a refused value comes first: a copy that found
+  -- cycles only by depth would say "nested too deeply" where the codec says "cycles".
+  it("names a cycle as the codec does, wherever it closes and whatever comes before it", function()
+    local saved = benc.settings.max_depth
+    finally(function() benc.settings.max_depth = saved end)
+    for _, max_depth in ipairs({ 2, 3, 4, 100 }) do
+      benc.settings.max_depth = max_depth
+      local before = {}
+      for i = 1, 30 do before[i] = { i, tostring(i) } end
+      local node = { a = before }
+      node.z = { node }                                        -- closes two levels down
+      local first = { f = print }                              -- a refused value and a cycle: the walk's order decides
+      first.self = first
+      for i, v in ipairs({ { x = node }, first }) do
+        local label = "value " .. i .. ", max_depth " .. max_depth
+        local ok, err = pcall(benc.encode, v)
+        assert.is_false(ok, label)
+        assert.same({ false, err }, { pcall(copy, v, max_depth) }, label)
+        assert.same({ false, err }, { pcall(copy_fields, { call = v }, max_depth + 1) }, label)
+      end
+      if max_depth == 100 then
+        assert.same({ false, "benc: cannot encode a table with cycles" }, { pcall(copy, { x = node }, max_depth) })
+      end
+    end
   end)
 end)
