@@ -27,6 +27,7 @@ from courses.models import Course, Membership
 from lib.errors import ApplicationError
 from lti.hooks import grade_changed  # the LMS gets every grade change (lti/README.md)
 
+from .live import submission_status_publish
 from .models import Assignment, GradeOverride, Submission
 
 log = logging.getLogger(__name__)
@@ -186,6 +187,7 @@ def submission_create(*, assignment: Assignment, student: User, source: str) -> 
             sha256=hashlib.sha256(source.encode("utf-8")).hexdigest(),
             late_days=late_days, penalty_percent=penalty)
         transaction.on_commit(lambda: submission_grade_task.delay(submission.id))
+        submission_status_publish(submission, Status.QUEUED)   # the student's other pages
     return submission
 
 
@@ -204,6 +206,7 @@ def submission_grade(submission_id: int, *, grade: GradeFn | None = None) -> Sub
             status=Status.RUNNING, started_at=now):
         return None
     submission = Submission.objects.select_related("assignment__course").get(id=submission_id)
+    submission_status_publish(submission, Status.RUNNING)
     mine = Submission.objects.filter(id=submission_id, status=Status.RUNNING, attempt=submission.attempt)
     try:
         report = (grade or _grade_with_grader)(submission.assignment, submission.source)
@@ -211,11 +214,13 @@ def submission_grade(submission_id: int, *, grade: GradeFn | None = None) -> Sub
     except Exception as exc:  # noqa: BLE001 - whatever failed, the submission must leave `running`
         log.exception("grading submission %s failed", submission_id)
         message = _error_message(exc)
-        mine.update(status=Status.ERROR, error=message, graded_at=timezone.now())
+        if mine.update(status=Status.ERROR, error=message, graded_at=timezone.now()):
+            submission_status_publish(submission, Status.ERROR)
     else:
         if mine.update(status=Status.GRADED, score=score, report=report, error="", graded_at=timezone.now(),
                        final_score=final_score_for(score=score, penalty_percent=submission.penalty_percent)):
             grade_changed(assignment_id=submission.assignment_id, student_id=submission.student_id)
+            submission_status_publish(submission, Status.GRADED)
     submission.refresh_from_db()
     return submission
 
@@ -253,6 +258,7 @@ def submission_regrade(*, submission_id: int) -> bool:
             score=None, final_score=None, report={}, error="", started_at=None, graded_at=None,
             late_days=late_days, penalty_percent=penalty)
         transaction.on_commit(lambda: submission_grade_task.delay(submission.id))
+        submission_status_publish(submission, Status.QUEUED)
     return True
 
 

@@ -1,4 +1,5 @@
-"""ASGI entry: Django for http, Channels for websockets (/ws/daemon/, /ws/jobs/<id>/).
+"""ASGI entry: Django for http, Channels for websockets (/ws/daemon/, /ws/jobs/<id>/,
+/ws/submissions/).
 
 HTTP requests run Django's WSGI handler in a pool of threads (a2wsgi): every view is sync, and
 Django's ASGI handler paid per request for a thread of its own and hops between the event loop
@@ -20,6 +21,7 @@ from django.urls import path  # noqa: E402
 
 from daemons.consumers import DaemonConsumer  # noqa: E402
 from daemons.services import web_started_record  # noqa: E402
+from grading.consumers import SubmissionsConsumer  # noqa: E402
 from lib.body_limit import BodyLimitMiddleware  # noqa: E402
 from logs.consumers import JobConsumer  # noqa: E402
 
@@ -30,6 +32,7 @@ websocket_urlpatterns = [
     # Session-authenticated browsers: refuse cross-site pages (same origin or configured ones,
     # whatever ALLOWED_HOSTS says: splaylab/websocket_origin.py).
     path("ws/jobs/<int:job_id>/", SameOriginValidator(JobConsumer.as_asgi())),
+    path("ws/submissions/", SameOriginValidator(SubmissionsConsumer.as_asgi())),   # one's own
 ]
 
 web_started_record()  # daemons reconnecting now are not unreachable (daemons_mark_unreachable)

@@ -4,6 +4,7 @@ import { Spinner } from "@/components/ui/spinner";
 import { useCourse } from "@/features/courses/api/get-course";
 import { isCourseStaff } from "@/features/courses/lib/roles";
 import { useSubmission } from "@/features/grading/api/get-submission";
+import { useSubmissionUpdates } from "@/features/grading/hooks/use-submission-updates";
 import { RegradeButton } from "@/features/grading/components/regrade-button";
 import { RegradeRequests } from "@/features/grading/components/regrade-requests";
 import { ReportChecks } from "@/features/grading/components/report-checks";
@@ -22,6 +23,7 @@ export function SubmissionRoute() {
   const params = useParams();
   const id = positiveId(params.id);
   const submission = useSubmission(id);
+  useSubmissionUpdates();
   const course = useCourse(submission.data?.course);
 
   if (id === undefined) return <ErrorMessage error={new Error(`"${params.id}" is not a submission id.`)} />;

@@ -1,7 +1,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api } from "@/lib/api-client";
 import type { SubmissionDetail } from "@/types/grading";
-import { isPending } from "../lib/report";
+import { submissionPollMs } from "../lib/push";
 
 export const getSubmission = (id: number): Promise<SubmissionDetail> => api.get<SubmissionDetail>(`/api/submissions/${id}/`);
 
@@ -11,8 +11,8 @@ export const submissionQueryOptions = (id: number) =>
   queryOptions({
     queryKey: submissionQueryKey(id),
     queryFn: () => getSubmission(id),
-    // Polled until graded (or failed).
-    refetchInterval: (query) => (query.state.data && !isPending(query.state.data.status) ? false : 2000),
+    // Polled until graded (or failed); slowly while the server pushes its changes (lib/push.ts).
+    refetchInterval: (query) => submissionPollMs(query.state.data),
     staleTime: 0,
   });
 

@@ -2,10 +2,8 @@ import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api } from "@/lib/api-client";
 import { listItems, type ListResponse } from "@/types/api";
 import type { Submission } from "@/types/grading";
-import { isPending } from "../lib/report";
+import { submissionsPollMs } from "../lib/push";
 import { assignmentUrl } from "./get-assignment";
-
-export const SUBMISSIONS_REFETCH_MS = 3000;
 
 /** Students: their own, newest first; instructors and TAs: everyone's (or one student's). */
 export const getSubmissions = async (courseId: number, slug: string): Promise<Submission[]> =>
@@ -18,8 +16,8 @@ export const submissionsQueryOptions = (courseId: number, slug: string) =>
   queryOptions({
     queryKey: submissionsQueryKey(courseId, slug),
     queryFn: () => getSubmissions(courseId, slug),
-    // Polled while one is being graded.
-    refetchInterval: (query) => (query.state.data?.some((s) => isPending(s.status)) ? SUBMISSIONS_REFETCH_MS : false),
+    // Polled while one is being graded; slowly while the server pushes their changes (lib/push.ts).
+    refetchInterval: (query) => submissionsPollMs(query.state.data),
     staleTime: 0,
   });
 

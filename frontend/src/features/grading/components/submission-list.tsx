@@ -2,6 +2,7 @@ import { Link } from "react-router";
 import { ErrorMessage } from "@/components/ui/error-message";
 import { formatDateTime } from "@/lib/format";
 import { useSubmissions } from "../api/get-submissions";
+import { useSubmissionUpdates } from "../hooks/use-submission-updates";
 import { formatScore } from "../lib/report";
 import { StatusBadge } from "./status-badge";
 
@@ -13,9 +14,11 @@ interface SubmissionListProps {
   showStudent?: boolean;
 }
 
-/** The submissions of an assignment (a student's own), newest first; polled while one is graded. */
+/** The submissions of an assignment (a student's own), newest first; refreshed while one is
+ * graded (pushed for one's own, polled for others'). */
 export function SubmissionList({ courseId, slug, title = "Your submissions", showStudent = false }: SubmissionListProps) {
   const submissions = useSubmissions(courseId, slug);
+  useSubmissionUpdates();
   return (
     <section className="card submission-list" aria-label={title}>
       <h2>{title}</h2>

@@ -1,0 +1,40 @@
+import { useQueryClient } from "@tanstack/react-query";
+import { useEffect } from "react";
+import { subscribe } from "@/lib/ws-client";
+import { submissionQueryKey } from "../api/get-submission";
+import { submissionsQueryKey } from "../api/get-submissions";
+import { changedBy, setPushOpen, SUBMISSIONS_SOCKET, watchedBy } from "../lib/push";
+
+/** Refetches the user's own submissions when the server pushes a change of their status
+ * (lib/push.ts): the submission pages call it; their polls then slow down. */
+export function useSubmissionUpdates(): void {
+  const queryClient = useQueryClient();
+
+  useEffect(() => {
+    const unsubscribe = subscribe(SUBMISSIONS_SOCKET, {
+      onStatus: (status) => {
+        if (status !== "open") setPushOpen(null);
+      },
+      // After a (re)connection, refetch what may have changed while it was closed.
+      onOpen: () =>
+        void queryClient.invalidateQueries({
+          predicate: (q) => q.queryKey[0] === "submissions" || q.queryKey[4] === "submissions",
+        }),
+      onMessage: (raw) => {
+        const student = watchedBy(raw);
+        if (student !== null) {
+          setPushOpen(student);
+          return;
+        }
+        const changed = changedBy(raw);
+        if (!changed) return;
+        void queryClient.invalidateQueries({ queryKey: submissionQueryKey(changed.id) });
+        void queryClient.invalidateQueries({ queryKey: submissionsQueryKey(changed.course, changed.assignment) });
+      },
+    });
+    return () => {
+      unsubscribe();
+      setPushOpen(null);
+    };
+  }, [queryClient]);
+}
