@@ -11,7 +11,9 @@ export function useSubmissionUpdates(): void {
   const queryClient = useQueryClient();
 
   useEffect(() => {
-    const unsubscribe = subscribe(SUBMISSIONS_SOCKET, {
+    return subscribe(SUBMISSIONS_SOCKET, {
+      // (the shared socket tells a new subscriber its status at once: a socket that is not
+      // open, or a new one, covers nothing until its first message says whose it is)
       onStatus: (status) => {
         if (status !== "open") setPushOpen(null);
       },
@@ -32,9 +34,5 @@ export function useSubmissionUpdates(): void {
         void queryClient.invalidateQueries({ queryKey: submissionsQueryKey(changed.course, changed.assignment) });
       },
     });
-    return () => {
-      unsubscribe();
-      setPushOpen(null);
-    };
   }, [queryClient]);
 }
