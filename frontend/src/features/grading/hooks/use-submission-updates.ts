@@ -3,7 +3,7 @@ import { useEffect } from "react";
 import { subscribe } from "@/lib/ws-client";
 import { submissionQueryKey } from "../api/get-submission";
 import { submissionsQueryKey } from "../api/get-submissions";
-import { changedBy, setPushOpen, SUBMISSIONS_SOCKET, watchedBy } from "../lib/push";
+import { changedBy, isSubmissionsQuery, setPushOpen, SUBMISSIONS_SOCKET, watchedBy } from "../lib/push";
 
 /** Refetches the user's own submissions when the server pushes a change of their status
  * (lib/push.ts): the submission pages call it; their polls then slow down. */
@@ -19,9 +19,7 @@ export function useSubmissionUpdates(): void {
       },
       // After a (re)connection, refetch what may have changed while it was closed.
       onOpen: () =>
-        void queryClient.invalidateQueries({
-          predicate: (q) => q.queryKey[0] === "submissions" || q.queryKey[4] === "submissions",
-        }),
+        void queryClient.invalidateQueries({ predicate: (q) => isSubmissionsQuery(q.queryKey) }),
       onMessage: (raw) => {
         const student = watchedBy(raw);
         if (student !== null) {

@@ -47,6 +47,10 @@ export function submissionsPollMs(list: Pick<Submission, "status" | "student">[]
   return pending.every((s) => pushCovers(s.student)) ? PUSHED_POLL_MS : SUBMISSIONS_POLL_MS;
 }
 
+/** A query of submissions: one submission (["submissions", id]) or an assignment's list
+ * (["courses", course, "assignment", slug, "submissions"]): what a reconnection refetches. */
+export const isSubmissionsQuery = (key: readonly unknown[]): boolean => key[0] === "submissions" || key[4] === "submissions";
+
 /** Whose submissions a socket brings, from its first message (null: not that message). */
 export function watchedBy(raw: unknown): string | null {
   const m = raw as Partial<SubmissionWatchMessage> | null;

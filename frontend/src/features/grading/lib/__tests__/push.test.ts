@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { submissionQueryKey } from "../../api/get-submission";
+import { submissionsQueryKey } from "../../api/get-submissions";
 import {
   changedBy,
+  isSubmissionsQuery,
   PUSHED_POLL_MS,
   pushCovers,
   setPushOpen,
@@ -56,5 +59,12 @@ describe("submission pushes", () => {
     expect(watchedBy({ type: "submission.watch", student: "ana" })).toBe("ana");
     expect(watchedBy({ type: "submission.watch" })).toBeNull();
     expect(watchedBy({ type: "submission.status", student: "ana" })).toBeNull();
+  });
+
+  it("refetch, after a reconnection, the queries of submissions the API keys name", () => {
+    expect(isSubmissionsQuery(submissionQueryKey(7))).toBe(true);
+    expect(isSubmissionsQuery(submissionsQueryKey(1, "chord"))).toBe(true);
+    expect(isSubmissionsQuery(["courses", 1, "assignment", "chord"])).toBe(false);
+    expect(isSubmissionsQuery(["jobs", 7])).toBe(false);
   });
 });
