@@ -11,82 +11,75 @@ time pass is one endless resume, which the simulator's spin check stops, as it s
 endless round of the loop. The node's coroutine, in events.run, waits (wait) for a leave request
 or for nothing to be left (no thread ready, sleeping or waiting on a socket), as the live loop ends.
 
+One set of functions for every node (splaylab.events_core): a thread's record names its node's
+state (rec.S), and the kernel's events enter that node (events_core.use) before its threads run.
+A thread made ready outside a turn is posted to the kernel (events_core's make_ready, which
+counts it in S.queued); a timeout due now within a turn is the turn's (events_core's suspend,
+S.due_rec).
+
 Runtime side only (splaylab.events, when platform.scheduler is set):
-  sim.attach(sched, core)      core: events' step, wake_with, run_round, TIMEOUT, has_ready(),
-                               exiting(), waiting(), fire_deadline(rec, token) -> bool
-  sim.post(rec) -> bool        rec is ready: queued in the kernel, or false within a turn (then
-                               events' own ready list takes it, for this turn's rounds)
-  sim.due(rec, deadline) -> bool   a timeout at or before now within a turn: this turn's
-  sim.run_ready(rec), sim.run_deadline(rec, token)   the kernel's events (sched.attach)
-  sim.wait(idle)               events.run's wait; idle() before it first blocks
+  sched.attach(S, sim)         the node's state and these functions, for the kernel:
+  sim.run_ready(rec), sim.run_deadline(rec, token)   the kernel's events
+  sim.socket_ready(S, raw)     a socket of node S became readable
+  sim.use(S)                   the kernel resumes node S's own coroutine
+  events_core.sim_wait(S)      events.run's wait (set here)
 ]]
-local platform = require "splaylab.platform"
-local leave = require "splaylab.events_leave"
 
-local M = { _NAME = "splaylab.events_sim", _VERSION = "0.1" }
+local core = require "splaylab.events_core"
 
-local sched, TIMEOUT, step, wake_with, run_round, has_ready, exiting, waiting, fire_deadline
-local queued = 0                   -- ready events posted to the kernel, not run yet
-local in_turn = false              -- one of this node's threads runs
-local due_rec, due_token = {}, {}  -- threads that slept until now, in this turn
+local M = { _NAME = "splaylab.events_sim", _VERSION = "0.2" }
 
-function M.attach(scheduler, core)
-  sched, TIMEOUT = scheduler, core.TIMEOUT   -- (events' wake-up values of a timeout)
-  step, wake_with, run_round, has_ready = core.step, core.wake_with, core.run_round, core.has_ready
-  exiting, waiting, fire_deadline = core.exiting, core.waiting, core.fire_deadline
-end
-
-function M.post(rec)
-  if in_turn then return false end
-  queued = queued + 1
-  sched.ready(rec)
-  return true
-end
-
-function M.due(rec, deadline)
-  if not in_turn or deadline > platform.now() then return false end
-  local n = #due_rec + 1
-  due_rec[n], due_token[n] = rec, rec.token
-  return true
-end
+local step, wake_with, run_round, idle, fire_deadline, use =
+  core.step, core.wake_with, core.run_round, core.idle, core.fire_deadline, core.use
+local TIMEOUT = core.TIMEOUT
 
 -- nothing left to run: the loop parked in events.run ends, as the live loop does
-local function check_end()
-  if exiting() or (queued == 0 and not waiting()) then sched.unpark() end
+local function check_end(S)
+  if S.exiting or (S.queued == 0 and S.nsock == 0 and S.ntimed == 0) then S.sched.unpark() end
 end
 
-local function run_turn(rec)
-  in_turn = true
+local function run_turn(S, rec)
+  S.in_turn = true
   step(rec)
-  while (has_ready() or due_rec[1]) and not exiting() do
+  local due_rec, due_token = S.due_rec, S.due_token
+  while (S.ready[1] or due_rec[1]) and not S.exiting do
     for i = 1, #due_rec do   -- the live loop's fire_timers: due timeouts first
       local r, token = due_rec[i], due_token[i]
       due_rec[i], due_token[i] = nil, nil
       wake_with(r, token, TIMEOUT)
     end
-    run_round()
+    run_round(S)
   end
-  in_turn = false
-  check_end()
+  S.in_turn = false
+  check_end(S)
 end
 
 function M.run_ready(rec)
-  queued = queued - 1
-  run_turn(rec)
+  local S = rec.S
+  use(S)
+  S.queued = S.queued - 1
+  run_turn(S, rec)
 end
 
 function M.run_deadline(rec, token)
-  if fire_deadline(rec, token) then run_turn(rec) else check_end() end
+  local S = rec.S
+  use(S)
+  if fire_deadline(rec, token) then run_turn(S, rec) else check_end(S) end
 end
 
-function M.wait(idle)
-  local signal = platform.leave_signal()
-  while not exiting() and (queued > 0 or waiting()) do
+M.socket_ready = core.socket_ready
+M.use = use
+
+-- events.run's wait: a leave request, or nothing left (no thread ready, sleeping or waiting on
+-- a socket); idle before it first blocks
+function core.sim_wait(S)
+  local signal = S.platform.leave_signal()
+  while not S.exiting and (S.queued > 0 or S.nsock > 0 or S.ntimed > 0) do
     if signal and signal:readable() then   -- also one that came before the loop ran
-      leave.requests(signal:received())
+      S.leave.requests(signal:received())
     else
-      idle()
-      sched.park(signal)
+      idle(S)
+      S.sched.park(signal)
     end
   end
 end

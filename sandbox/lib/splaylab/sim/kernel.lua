@@ -71,7 +71,7 @@ end
 -- module says which); the owner's own coroutine wakes if it waits on it in a select.
 local function on_ready(kernel, owner, sock)
   local socket_ready = owner.socket_ready
-  if socket_ready then socket_ready(sock) end
+  if socket_ready then socket_ready(owner.events_state, sock) end
   local set = owner.wait_set
   if set and set[sock] then wake(kernel, owner) end
 end
@@ -87,8 +87,40 @@ local function leave_signal()
   return sig
 end
 
+-- What every node's platform and scheduler share, one set per kernel (what a call touches of
+-- a node is then its state, not closures of its own: events_core's header). A thread's node is
+-- its events state's (rec.S.node, set by sched.attach).
+local function shared_platform(kernel)
+  local f = {}
+  function f.now() return kernel.now end
+  function f.ready(rec)
+    local node = rec.S.node
+    kernel:_post(kernel.now, node.run_ready, node, rec)
+  end
+  -- the thread's one deadline entry, queued again (Kernel:_timer)
+  function f.deadline(rec, t)
+    if t < kernel.now then t = kernel.now end
+    local seq = kernel.seq + 1
+    kernel.seq = seq
+    local e = rec.deadline
+    if not e then
+      local node = rec.S.node
+      e = { t, seq, false, node.run_deadline, node, rec, 0 }
+      rec.deadline = e
+    end
+    e[7] = rec.token
+    kernel:_timer(e, t, seq)
+  end
+  function f.cancel(rec)
+    local e = rec.deadline
+    if e then kernel:_untimer(e) end
+  end
+  return f
+end
+
 -- The functions of splaylab.platform for one node, on virtual time and the virtual network.
 local function node_platform(kernel, node)
+  local shared = kernel.shared
   local net = kernel.net
   local function blocking(what)
     if running() ~= node.co then
@@ -108,7 +140,7 @@ local function node_platform(kernel, node)
     node.wait_set, node.waiting = nil, false
   end
   local p = {}
-  function p.now() return kernel.now end
+  p.now = shared.now
   function p.sleep(t)
     if not t or t <= 0 then return end
     blocking("sleep")
@@ -127,27 +159,13 @@ local function node_platform(kernel, node)
   end
   -- The events loop's scheduler (splaylab.events): its threads are events of the kernel.
   local sched = {}
-  function sched.attach(run_ready, run_deadline, socket_ready)
-    node.run_ready, node.run_deadline, node.socket_ready = run_ready, run_deadline, socket_ready
+  -- the node's events state and splaylab.events_sim's functions (shared by every node)
+  function sched.attach(state, sim)
+    state.node = node
+    node.events_state, node.use_events = state, sim.use
+    node.run_ready, node.run_deadline, node.socket_ready = sim.run_ready, sim.run_deadline, sim.socket_ready
   end
-  function sched.ready(rec) kernel:_post(kernel.now, node.run_ready, node, rec) end
-  -- the thread's one deadline entry, queued again (Kernel:_timer)
-  function sched.deadline(rec, t)
-    if t < kernel.now then t = kernel.now end
-    local seq = kernel.seq + 1
-    kernel.seq = seq
-    local e = rec.deadline
-    if not e then
-      e = { t, seq, false, node.run_deadline, node, rec, 0 }
-      rec.deadline = e
-    end
-    e[7] = rec.token
-    kernel:_timer(e, t, seq)
-  end
-  function sched.cancel(rec)
-    local e = rec.deadline
-    if e then kernel:_untimer(e) end
-  end
+  sched.ready, sched.deadline, sched.cancel = shared.ready, shared.deadline, shared.cancel
   -- the loop waits for a leave request (leave_signal) or unpark (no thread left to run)
   function sched.park(signal)
     blocking("events.run")
@@ -183,6 +201,8 @@ end
 -- Resume a node; account for its end.
 function Kernel:_resume(node)
   self.current = node
+  local use = node.use_events   -- its code calls its own events module (events_core's header)
+  if use then use(node.events_state) end
   if self.before_resume then self.before_resume(node) end
   local ok, what = resume(node.co)
   self.current = nil
@@ -331,6 +351,7 @@ function M.new(opts)
     start_node = opts.start_node, emit = opts.emit, grace = opts.grace or 2,
     before_resume = opts.before_resume, after_resume = opts.after_resume, failed = false }, Kernel)
   agenda.fields(kernel)
+  kernel.shared = shared_platform(kernel)
   kernel.net = vnet.new(function(owner, sock) on_ready(kernel, owner, sock) end,
     function(t, fn, arg) kernel:_post(t, fn, nil, nil, arg) end)   -- messages in flight (splaylab.rpc_fast)
   return kernel

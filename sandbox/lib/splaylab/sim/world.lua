@@ -4,7 +4,9 @@ splaylab.sim.world - one node's own instance of the runtime, inside the simulato
 Every splaylab module is compiled once (its prototypes are shared) and run once per node with
 that node's `require`, `math` and `_G` as locals, so each node has its own events loop, sockets,
 rpc state and random numbers: no Lua value of one node is reachable from another's modules.
-C modules (cjson, bit, lfs) hold no per-node state and are shared. `math` is a copy whose
+C modules (cjson, bit, lfs) hold no per-node state and are shared, and so are the runtime
+modules whose functions take a node's state from it (M.PROCESS_WIDE: splaylab.events_core's
+header says how they keep nodes apart). `math` is a copy whose
 random/randomseed draw from the node's own generator (LuaJIT's own algorithm: the process-wide
 math.random would make a node's draws depend on the others').
 
@@ -18,6 +20,9 @@ local M = { _NAME = "splaylab.sim.world", _VERSION = "0.1" }
 local floor, pairs, setmetatable, error, tonumber = math.floor, pairs, setmetatable, error, tonumber
 local lib_dir = "."
 local factories = {}
+
+-- loaded once for the process (its `require`), not per node
+M.PROCESS_WIDE = { ["splaylab.events_core"] = true, ["splaylab.events_sim"] = true }
 
 function M.init(dir) lib_dir = dir end
 
@@ -118,7 +123,7 @@ function M.new(preset, seed, globals)
   local function req(name)
     local m = loaded[name]
     if m ~= nil then return m end
-    if name:match("^splaylab%.") then
+    if name:match("^splaylab%.") and not M.PROCESS_WIDE[name] then
       m = factory(name)(req, node_math, node_G)
       if m == nil then m = true end
     else

@@ -1,0 +1,422 @@
+--[[
+splaylab.events_core - the functions of splaylab.events, one set for every node of a process.
+
+A node's events module (splaylab.events) is a table of these functions over a state of its own:
+its threads, ready lists, timers, the sockets its threads wait on (C.state). Live, the process
+has one node and one state. In the simulator every node has a state and shares the functions:
+their code and closures are the same objects for 10,000 nodes, so what a call touches of a node
+is its state table and its threads, not a copy of the module (docs/simulation.md, "The runtime's
+layout": a call cost 5x more at 10,000 nodes than at 64 with a copy per node).
+
+Which state a function works on:
+  - what the scheduler does to a thread (wake it, suspend it, run it, its deadline, its socket)
+    works on the thread's own node: its record holds it (rec.S);
+  - what the node's own code calls (events.thread, sleep, wait_socket, exit, run...) works on
+    the state of the node whose code runs: `cur`, the state made last (live: the only one) or
+    the one the simulator's kernel enters (C.use: it enters a node to resume its coroutine, and
+    events_sim's run_ready and run_deadline enter the node of the thread they run). A node's
+    code runs only there, so it only ever reaches its own state; what runs for another node in
+    the meantime (a message delivered: socket_ready) is handed that node's state.
+Nothing here is reachable from student code but the API functions themselves.
+
+Runtime side only: splaylab.events (C.state, C.api, C.scheduler), splaylab.events_sim (the
+rest of C's fields it reads). The API and the loop's rules: splaylab.events' header.
+]]
+local heap = require "splaylab.heap"
+
+local C = { _NAME = "splaylab.events_core", _VERSION = "0.1" }
+
+local create, resume, yield, costatus, running =
+  coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.running
+local type, ipairs, error, tonumber, select, unpack = type, ipairs, error, tonumber, select, unpack
+
+local SUSPEND = {}         -- sentinel yielded by a thread that registered its own wake-up
+local KILLED = {}          -- sentinel yielded by a thread that killed itself
+local NONE = {}            -- an empty list, never written: "nothing ready" without a new table
+-- The loop's own wake-ups pass one of these argument lists (read only: no table per wake-up).
+local READY, TIMEOUT, CLOSED = { n = 1, "ready" }, { n = 2, false, "timeout" }, { n = 1, "closed" }
+C.TIMEOUT = TIMEOUT
+
+local cur   -- the state of the node whose code runs (see the header)
+
+--- A node's state: M its events module (its hooks on_error, on_exit, on_idle and settings),
+--- and the node's own platform, trace, events_leave and events_named. Becomes the current one.
+function C.state(M, platform, trace, leave, named)
+  local S = {
+    M = M, platform = platform, trace = trace, leave = leave, named = named,
+    sched = platform.scheduler,   -- the simulator's kernel (nil live): it runs the threads itself
+    recs = {},                    -- coroutine -> record {co, S, token, waiting, wake_args, sock, dir}
+    ready = {}, spare = {},       -- records to resume next round, in order; the round being run
+    timers = {},                  -- splaylab.heap of {when, seq, pos, rec, token}: one entry per rec
+    readers = {}, writers = {},   -- raw socket -> record
+    nsock = 0, count = 0, ntimed = 0,   -- threads waiting on a socket, alive, with a deadline
+    looping = false, exiting = false, idle_done = false,
+    direct = false,               -- simulator: the kernel runs the threads now (the loop started)
+    timer_seq = 0,
+    -- the simulator's turns (splaylab.events_sim)
+    queued = 0,                   -- ready events posted to the kernel, not run yet
+    in_turn = false,              -- one of this node's threads runs
+    due_rec = {}, due_token = {}, -- threads that slept until now, in this turn
+  }
+  cur = S
+  return S
+end
+
+--- The simulator's kernel runs code of the node whose state S is.
+function C.use(S) cur = S end
+
+-- timers -----------------------------------------------------------------------------------
+-- Timers due at the same instant fire in the order they were set (a sequence number breaks
+-- ties): in the simulator, where instants coincide, the order then depends on nothing else.
+-- A thread woken before its deadline takes its entry out of the heap at once (splaylab.heap
+-- keeps each entry's index): a stale entry would keep the thread (its coroutine and stack)
+-- alive until the deadline (rpc: 60 s), and dropping them in bulk cost 3 % of a simulated
+-- Chord. Each thread reuses its one entry.
+local function forget_timer(S, rec)
+  if rec.timed then
+    rec.timed = nil
+    S.ntimed = S.ntimed - 1
+    local sched = S.sched
+    if sched then sched.cancel(rec) else heap.remove(S.timers, rec.timer) end
+  end
+end
+
+-- A thread is ready. In the simulator, once the loop runs, outside a turn of this node's
+-- threads: an event of the kernel's queue (events_sim); else the next round's.
+local function make_ready(S, rec)
+  if S.direct and not S.in_turn then
+    S.queued = S.queued + 1
+    S.sched.ready(rec)
+  else
+    local ready = S.ready
+    ready[#ready + 1] = rec
+  end
+end
+
+-- threads ----------------------------------------------------------------------------------
+local function current(S)
+  local co = running()
+  return co and S.recs[co]
+end
+
+local function drop_socket_wait(S, rec)
+  local sock = rec.sock
+  if sock then
+    local map = rec.dir == "r" and S.readers or S.writers
+    if map[sock] == rec then map[sock] = nil; S.nsock = S.nsock - 1 end
+    rec.sock = nil
+  end
+end
+
+-- Resume a suspended thread with values, if it is still waiting for that token.
+local function wake_with(rec, token, args)
+  if not rec.waiting or rec.token ~= token or rec.dead then return false end
+  local S = rec.S
+  rec.waiting = false
+  rec.token = token + 1
+  drop_socket_wait(S, rec)
+  forget_timer(S, rec)
+  rec.wake_args = args
+  make_ready(S, rec)
+  return true
+end
+C.wake_with = wake_with
+
+local function wake(rec, token, ...)
+  if not rec.waiting or rec.token ~= token or rec.dead then return false end
+  return wake_with(rec, token, { n = select("#", ...), ... })
+end
+
+-- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
+local function suspend(rec, deadline)
+  rec.waiting = true
+  if deadline then
+    local S = rec.S
+    if S.in_turn and deadline <= S.platform.now() then
+      -- in simulation a timeout due now is the turn's own (events_sim.run_turn takes it)
+      local due_rec = S.due_rec
+      local n = #due_rec + 1
+      due_rec[n], S.due_token[n] = rec, rec.token
+    else
+      local sched = S.sched
+      if sched then
+        sched.deadline(rec, deadline)
+      else
+        local seq = S.timer_seq + 1
+        S.timer_seq = seq
+        local e = rec.timer
+        if not e then
+          e = { deadline, seq, false, rec, 0 }
+          rec.timer = e
+        end
+        e[5] = rec.token
+        heap.move(S.timers, e, deadline, seq)   -- not queued (removed or fired): pushed
+      end
+      rec.timed = true
+      S.ntimed = S.ntimed + 1
+    end
+  end
+  return yield(SUSPEND)
+end
+
+-- what events_locks and events_named get of the scheduler
+C.scheduler = { current = function() return current(cur) end, suspend = suspend, wake = wake }
+
+-- the API: the node's own code calls these (`cur`) ------------------------------------------
+local api = {}
+C.api = api
+
+function api.thread(f)
+  if type(f) == "table" then
+    local list = {}
+    for i, g in ipairs(f) do list[i] = api.thread(g) end
+    return list
+  end
+  if type(f) ~= "function" then error("events.thread: function expected, got " .. type(f), 2) end
+  local S = cur
+  local co = S.trace.adopt(create(f))   -- a thread started for an operation works for it too
+  local rec = { co = co, S = S, token = 0, waiting = false }
+  S.recs[co] = rec
+  S.count = S.count + 1
+  make_ready(S, rec)
+  return co
+end
+
+-- Number of live threads (node.lua runs the loop after the app when this is > 0).
+function api.pending() return cur.count end
+
+function api.sleep(t)
+  t = tonumber(t) or 0
+  local S = cur
+  local rec = current(S)
+  if not rec then return S.platform.sleep(t) end
+  suspend(rec, S.platform.now() + (t > 0 and t or 0))
+end
+
+function api.yield()
+  if current(cur) then yield() end
+end
+
+-- Wait until a raw transport socket is readable ("r") or writable ("w"), or the deadline.
+-- Outside a thread it blocks the process in select. Returns true when ready.
+function api.wait_socket(raw, dir, deadline)
+  local S = cur
+  local rec = current(S)
+  if not rec then
+    local platform = S.platform
+    local timeout = deadline and (deadline - platform.now()) or nil
+    local r, w = platform.select(dir == "r" and { raw } or {}, dir == "w" and { raw } or {}, timeout)
+    return (dir == "r" and r[1] ~= nil) or (dir == "w" and w[1] ~= nil)
+  end
+  local map = dir == "r" and S.readers or S.writers
+  if map[raw] and map[raw] ~= rec then
+    error("events: two threads wait on the same socket", 2)
+  end
+  map[raw] = rec
+  S.nsock = S.nsock + 1
+  rec.sock, rec.dir = raw, dir
+  -- the simulator wakes a thread when its socket becomes readable: one already ready (or a
+  -- writer: the simulator's writes never block) is ready at once, as the loop's poll finds it
+  if S.direct and (dir == "w" or raw:readable()) then
+    rec.waiting = true
+    wake_with(rec, rec.token, READY)
+    yield(SUSPEND)
+    return rec.wake_args[1] == "ready"
+  end
+  suspend(rec, deadline)
+  return rec.wake_args[1] == "ready"
+end
+
+-- A socket is being closed: the thread waiting on it (if any; only readers when dir is "r")
+-- wakes as "not ready".
+function api.cancel_socket(raw, dir)
+  local S = cur
+  local rec = S.readers[raw]
+  if rec then wake_with(rec, rec.token, CLOSED) end
+  if dir ~= "r" then
+    rec = S.writers[raw]
+    if rec then wake_with(rec, rec.token, CLOSED) end
+  end
+end
+
+function api.kill(co)
+  local S = cur
+  local rec = S.recs[co]
+  if not rec or rec.dead then return false end
+  rec.dead = true
+  rec.waiting = false
+  drop_socket_wait(S, rec)
+  forget_timer(S, rec)
+  S.recs[co] = nil
+  S.count = S.count - 1
+  if running() == co then yield(KILLED) end
+  return true
+end
+
+local function status(co)
+  local rec = cur.recs[co]
+  if not rec then return "dead" end
+  if running() == co then return "running" end
+  if rec.waiting then return "waiting" end
+  return costatus(co) == "dead" and "dead" or "ready"
+end
+api.status = status
+
+function api.dead(co) return status(co) == "dead" end
+
+-- Ends the instance: on_exit (node.lua: flush and exit 0) normally does not return; if it
+-- does (specs), the loop stops and forgets every thread.
+function api.exit()
+  local S = cur
+  S.exiting = true
+  S.M.on_exit()
+  if current(S) then yield(KILLED) end
+end
+
+-- the loop ---------------------------------------------------------------------------------
+local function step(rec)
+  if rec.dead then return end
+  local S = rec.S
+  local co = rec.co
+  local args = rec.wake_args   -- read by the thread right after its suspend() returns
+  local ok, what
+  if args then ok, what = resume(co, unpack(args, 1, args.n)) else ok, what = resume(co) end
+  if not ok then
+    rec.dead = true
+    S.recs[co] = nil
+    S.count = S.count - 1
+    S.M.on_error(co, what)
+    return
+  end
+  if costatus(co) == "dead" and not rec.dead then
+    rec.dead = true
+    S.recs[co] = nil
+    S.count = S.count - 1
+  end
+  -- SUSPEND: the thread registered its wake-up; plain yield: api.yield queued it already
+  if what ~= SUSPEND and what ~= KILLED and not rec.dead and not rec.waiting then
+    make_ready(S, rec)
+  end
+end
+C.step = step
+
+-- The ready threads, in order; two arrays in turn: threads made ready by this round go to the other.
+local function run_round(S)
+  local batch = S.ready
+  S.ready, S.spare = S.spare, batch
+  for _, rec in ipairs(batch) do
+    step(rec)
+    if S.exiting then break end
+  end
+  for i = #batch, 1, -1 do batch[i] = nil end
+end
+C.run_round = run_round
+
+-- The kernel pops rec's deadline: true to run the thread (it timed out).
+function C.fire_deadline(rec, token)
+  local S = rec.S
+  rec.timed = nil   -- this entry is gone
+  S.ntimed = S.ntimed - 1
+  if not rec.waiting or rec.token ~= token or rec.dead then return false end
+  rec.waiting = false
+  rec.token = rec.token + 1
+  drop_socket_wait(S, rec)
+  rec.wake_args = TIMEOUT
+  return true
+end
+
+-- a socket of the node S became readable (a message arrived, the peer closed): its thread is ready
+function C.socket_ready(S, raw)
+  local rec = S.readers[raw]
+  if rec then wake_with(rec, rec.token, READY) end
+end
+
+local function fire_timers(S, now)
+  local timers = S.timers
+  while timers[1] and timers[1][1] <= now do
+    local t = heap.pop(timers)
+    local rec = t[4]
+    rec.timed = nil   -- this entry is gone
+    S.ntimed = S.ntimed - 1
+    wake_with(rec, t[5], TIMEOUT)
+  end
+end
+
+-- select over the sockets threads wait on and the leave signal
+local function poll_sockets(S, timeout)
+  local platform = S.platform
+  local leave_signal = platform.leave_signal()
+  local readers, writers = S.readers, S.writers
+  local rr, ww = platform.poll(readers, writers, leave_signal, timeout)
+  local leave_requested = false
+  for _, s in ipairs(rr or NONE) do
+    if s == leave_signal then
+      leave_requested = true
+    else
+      local rec = readers[s]
+      if rec then wake_with(rec, rec.token, READY) end
+    end
+  end
+  for _, s in ipairs(ww or NONE) do
+    local rec = writers[s]
+    if rec then wake_with(rec, rec.token, READY) end
+  end
+  -- after the wake-ups: a handler then runs in the same round as the data that arrived
+  if leave_requested then S.leave.requests(leave_signal:received()) end
+end
+
+-- M.on_idle(): called once, the first time the loop has nothing to run and is about to block
+-- (node.lua: a full garbage collection once the app has set itself up).
+local function idle(S)
+  if S.idle_done then return end
+  S.idle_done = true
+  local on_idle = S.M.on_idle
+  if on_idle then on_idle() end
+end
+C.idle = idle
+
+function api.run(f)
+  local S = cur
+  if f ~= nil then api.thread(f) end
+  if S.looping then return end   -- run() from inside a thread only schedules f
+  S.looping = true
+  if S.sched then   -- the kernel runs the threads: wait for a leave request or the end
+    S.direct = true
+    local ready = S.ready
+    for i, rec in ipairs(ready) do ready[i] = nil; make_ready(S, rec) end
+    C.sim_wait(S)
+    S.direct = false
+  end
+  local platform, trace = S.platform, S.trace
+  while not S.exiting do
+    fire_timers(S, platform.now())
+    local timers = S.timers
+    if #S.ready > 0 then
+      run_round(S)
+      -- poll between rounds only when threads are still ready (no starvation); otherwise the
+      -- next round blocks in select anyway, and a second select here would cost a syscall
+      if #S.ready > 0 and not S.exiting then
+        if S.nsock > 0 then poll_sockets(S, 0) else S.leave.poll() end
+      end
+    -- only sleepers and a leave signal: select on the signal, so a leave cuts the sleep short
+    elseif S.nsock > 0 or (timers[1] and platform.leave_signal()) then
+      idle(S)
+      local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
+      poll_sockets(S, trace.flush_due(timeout))
+    elseif timers[1] then
+      idle(S)
+      platform.sleep(trace.flush_due(timers[1][1] - platform.now()))
+    else
+      break
+    end
+  end
+  if S.exiting then
+    S.recs, S.ready, S.spare, S.timers, S.readers, S.writers = {}, {}, {}, {}, {}, {}
+    S.named.reset()
+    S.nsock, S.count, S.exiting, S.ntimed = 0, 0, false, 0
+    S.leave.reset()
+  end
+  S.looping = false
+end
+
+return C
