@@ -44,6 +44,7 @@ local leave = require "splaylab.events_leave"
 local locks = require "splaylab.events_locks"
 local named = require "splaylab.events_named"
 local core = require "splaylab.events_core"
+local loop = require "splaylab.events_loop"
 
 local M = { _NAME = "splaylab.events", _VERSION = "0.4", settings = { poll_every = 1, leave_poll = 0.05 } }
 
@@ -53,10 +54,10 @@ M.on_error = function(co, err) error(traceback(co, tostring(err)), 0) end
 M.on_exit = function() platform.exit(0) end
 
 -- this node's state; the functions, shared (thread, sleep, yield, wait_socket, cancel_socket,
--- kill, status, dead, exit, pending, run)
+-- kill, status, dead, exit, pending; run: events_loop)
 local S = core.state(M, platform, trace, leave, named)
 for name, f in pairs(core.api) do M[name] = f end
-M.loop = M.run
+M.run, M.loop = loop.run, loop.run
 
 -- graceful leave (events_leave), semaphores and locks (events_locks), fire, wait, periodic (events_named)
 leave.attach(M)

@@ -19,8 +19,9 @@ Which state a function works on:
     the meantime (a message delivered: socket_ready) is handed that node's state.
 Nothing here is reachable from student code but the API functions themselves.
 
-Runtime side only: splaylab.events (C.state, C.api, C.scheduler), splaylab.events_sim (the
-rest of C's fields it reads). The API and the loop's rules: splaylab.events' header.
+Runtime side only: splaylab.events (C.state, C.api, C.scheduler), splaylab.events_loop (the
+loop: api.run), splaylab.events_sim (the rest of C's fields it reads). The API and the loop's
+rules: splaylab.events' header.
 ]]
 local heap = require "splaylab.heap"
 
@@ -32,10 +33,9 @@ local type, ipairs, error, tonumber, select, unpack = type, ipairs, error, tonum
 
 local SUSPEND = {}         -- sentinel yielded by a thread that registered its own wake-up
 local KILLED = {}          -- sentinel yielded by a thread that killed itself
-local NONE = {}            -- an empty list, never written: "nothing ready" without a new table
 -- The loop's own wake-ups pass one of these argument lists (read only: no table per wake-up).
 local READY, TIMEOUT, CLOSED = { n = 1, "ready" }, { n = 2, false, "timeout" }, { n = 1, "closed" }
-C.TIMEOUT = TIMEOUT
+C.READY, C.TIMEOUT = READY, TIMEOUT
 
 local cur   -- the state of the node whose code runs (see the header)
 
@@ -64,6 +64,7 @@ end
 
 --- The simulator's kernel runs code of the node whose state S is.
 function C.use(S) cur = S end
+function C.current_state() return cur end
 
 -- timers -----------------------------------------------------------------------------------
 -- Timers due at the same instant fire in the order they were set (a sequence number breaks
@@ -92,6 +93,7 @@ local function make_ready(S, rec)
     ready[#ready + 1] = rec
   end
 end
+C.make_ready = make_ready
 
 -- threads ----------------------------------------------------------------------------------
 local function current(S)
@@ -331,40 +333,6 @@ function C.socket_ready(S, raw)
   if rec then wake_with(rec, rec.token, READY) end
 end
 
-local function fire_timers(S, now)
-  local timers = S.timers
-  while timers[1] and timers[1][1] <= now do
-    local t = heap.pop(timers)
-    local rec = t[4]
-    rec.timed = nil   -- this entry is gone
-    S.ntimed = S.ntimed - 1
-    wake_with(rec, t[5], TIMEOUT)
-  end
-end
-
--- select over the sockets threads wait on and the leave signal
-local function poll_sockets(S, timeout)
-  local platform = S.platform
-  local leave_signal = platform.leave_signal()
-  local readers, writers = S.readers, S.writers
-  local rr, ww = platform.poll(readers, writers, leave_signal, timeout)
-  local leave_requested = false
-  for _, s in ipairs(rr or NONE) do
-    if s == leave_signal then
-      leave_requested = true
-    else
-      local rec = readers[s]
-      if rec then wake_with(rec, rec.token, READY) end
-    end
-  end
-  for _, s in ipairs(ww or NONE) do
-    local rec = writers[s]
-    if rec then wake_with(rec, rec.token, READY) end
-  end
-  -- after the wake-ups: a handler then runs in the same round as the data that arrived
-  if leave_requested then S.leave.requests(leave_signal:received()) end
-end
-
 -- M.on_idle(): called once, the first time the loop has nothing to run and is about to block
 -- (node.lua: a full garbage collection once the app has set itself up).
 local function idle(S)
@@ -374,49 +342,5 @@ local function idle(S)
   if on_idle then on_idle() end
 end
 C.idle = idle
-
-function api.run(f)
-  local S = cur
-  if f ~= nil then api.thread(f) end
-  if S.looping then return end   -- run() from inside a thread only schedules f
-  S.looping = true
-  if S.sched then   -- the kernel runs the threads: wait for a leave request or the end
-    S.direct = true
-    local ready = S.ready
-    for i, rec in ipairs(ready) do ready[i] = nil; make_ready(S, rec) end
-    C.sim_wait(S)
-    S.direct = false
-  end
-  local platform, trace = S.platform, S.trace
-  while not S.exiting do
-    fire_timers(S, platform.now())
-    local timers = S.timers
-    if #S.ready > 0 then
-      run_round(S)
-      -- poll between rounds only when threads are still ready (no starvation); otherwise the
-      -- next round blocks in select anyway, and a second select here would cost a syscall
-      if #S.ready > 0 and not S.exiting then
-        if S.nsock > 0 then poll_sockets(S, 0) else S.leave.poll() end
-      end
-    -- only sleepers and a leave signal: select on the signal, so a leave cuts the sleep short
-    elseif S.nsock > 0 or (timers[1] and platform.leave_signal()) then
-      idle(S)
-      local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
-      poll_sockets(S, trace.flush_due(timeout))
-    elseif timers[1] then
-      idle(S)
-      platform.sleep(trace.flush_due(timers[1][1] - platform.now()))
-    else
-      break
-    end
-  end
-  if S.exiting then
-    S.recs, S.ready, S.spare, S.timers, S.readers, S.writers = {}, {}, {}, {}, {}, {}
-    S.named.reset()
-    S.nsock, S.count, S.exiting, S.ntimed = 0, 0, false, 0
-    S.leave.reset()
-  end
-  S.looping = false
-end
 
 return C
