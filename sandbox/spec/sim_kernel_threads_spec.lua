@@ -120,38 +120,45 @@ describe("sim.kernel threads", function()
   -- One set of events functions serves every node (splaylab.events_core): each call must act on
   -- the state of the node whose code runs, and a wake-up that one node's code causes on another
   -- (a message put in its box) must act on the other's.
-  it("of several nodes stay their own node's, whoever wakes them", function()
-    local log, boxes, ev = {}, {}, {}
+  -- Runs main(events, node, k) as the main code of nodes 1 and 2 until virtual time 100.
+  local function two_nodes(main)
     local k
     k = kernel.new{
       start_node = function(node)
         local w = world.new({}, node.k)
         w.require("splaylab.platform").install(node.platform)
         local events = w.require("splaylab.events")
-        ev[node.k] = events
         events.on_exit = function() node.platform.exit(0) end
-        boxes[node.k] = k.net:box(node)
-        events.thread(function()
-          -- node 1 is woken by node 2's put and starts threads: node 1's, not node 2's
-          while events.wait_socket(boxes[node.k], "r", k.now + 10) do
-            local m = boxes[node.k]:take()
-            events.thread(function() events.sleep(1); note(log, k, node.k .. " got " .. m) end)
-            note(log, k, node.k .. " pending " .. events.pending())
-          end
-        end)
-        for _ = 1, node.k do events.thread(function() events.sleep(50) end) end   -- counts apart
-        events.thread(function()
-          events.sleep(node.k)
-          boxes[3 - node.k]:put("from " .. node.k)   -- on the other node's box, in this node's turn
-          note(log, k, node.k .. " sent, pending " .. events.pending())
-        end)
-        events.run()
+        main(events, node, k)
       end,
       emit = function() end,
     }
     k:start(1, { ip = "10.0.0.1" })
     k:start(2, { ip = "10.0.0.2" })
     k:run(100)
+  end
+
+  it("of several nodes stay their own node's, whoever wakes them", function()
+    local log, boxes, ev = {}, {}, {}
+    two_nodes(function(events, node, k)
+      ev[node.k] = events
+      boxes[node.k] = k.net:box(node)
+      events.thread(function()
+        -- node 1 is woken by node 2's put and starts threads: node 1's, not node 2's
+        while events.wait_socket(boxes[node.k], "r", k.now + 10) do
+          local m = boxes[node.k]:take()
+          events.thread(function() events.sleep(1); note(log, k, node.k .. " got " .. m) end)
+          note(log, k, node.k .. " pending " .. events.pending())
+        end
+      end)
+      for _ = 1, node.k do events.thread(function() events.sleep(50) end) end   -- counts apart
+      events.thread(function()
+        events.sleep(node.k)
+        boxes[3 - node.k]:put("from " .. node.k)   -- on the other node's box, in this node's turn
+        note(log, k, node.k .. " sent, pending " .. events.pending())
+      end)
+      events.run()
+    end)
     assert.same({
       -- node 1: its reader, sender and sleeper; node 2: its reader, sender, two sleepers and the
       -- thread its reader started
@@ -164,24 +171,13 @@ describe("sim.kernel threads", function()
 
   it("of a node whose main code resumes after another node's are its own", function()
     local log = {}
-    local k
-    k = kernel.new{
-      start_node = function(node)
-        local w = world.new({}, node.k)
-        w.require("splaylab.platform").install(node.platform)
-        local events = w.require("splaylab.events")
-        events.on_exit = function() node.platform.exit(0) end
-        for _ = 1, node.k do events.thread(function() end) end
-        events.sleep(1)   -- main code: the node's coroutine waits while the other node's runs
-        note(log, k, node.k .. " pending " .. events.pending())
-        events.run()
-        note(log, k, node.k .. " pending " .. events.pending())
-      end,
-      emit = function() end,
-    }
-    k:start(1, { ip = "10.0.0.1" })
-    k:start(2, { ip = "10.0.0.2" })
-    k:run(100)
+    two_nodes(function(events, node, k)
+      for _ = 1, node.k do events.thread(function() end) end
+      events.sleep(1)   -- main code: the node's coroutine waits while the other node's runs
+      note(log, k, node.k .. " pending " .. events.pending())
+      events.run()
+      note(log, k, node.k .. " pending " .. events.pending())
+    end)
     assert.same({ "1 pending 1 @1", "2 pending 2 @1", "1 pending 0 @1", "2 pending 0 @1" }, log)
   end)
 end)
