@@ -222,7 +222,10 @@ local function start_node(node)
   local k = node.k
   local w = world.new(SHARED, seed, { os = virtual_os() })
   local platform = w.require("splaylab.platform")
-  if transport == "fast" then node.platform.sim_net, node.platform.sim_owner = kernel.net, node end
+  if transport == "fast" then
+    node.platform.sim_net, node.platform.sim_owner = kernel.net, node
+    node.world = w   -- splaylab.rpc_fast (one for every node) finds the node's modules there
+  end
   platform.install(node.platform)
   local output = w.require("splaylab.output")
   output.settings.out = {

@@ -277,7 +277,7 @@ end
 local Box = {}
 Box.__index = Box
 
--- on_close(): called once when the box closes.
+-- on_close(box): called once when the box closes.
 function Net:box(owner, on_close)
   local b = setmetatable({ net = self, owner = owner, head = 1, tail = 0, state = "open", in_flight = 0,
     on_close = on_close }, Box)
@@ -334,7 +334,7 @@ function Box:close()
   local list = net.owned[self.owner]
   if list then list[self] = nil end
   if self.in_flight > 0 and not self.ended then self.eof_pending = true else eof_to_peer(self) end
-  if self.on_close then self.on_close() end
+  if self.on_close then self.on_close(self) end
   return 1
 end
 

@@ -22,7 +22,8 @@ local lib_dir = "."
 local factories = {}
 
 -- loaded once for the process (its `require`), not per node
-M.PROCESS_WIDE = { ["splaylab.events_core"] = true, ["splaylab.events_loop"] = true, ["splaylab.events_sim"] = true }
+M.PROCESS_WIDE = { ["splaylab.events_core"] = true, ["splaylab.events_loop"] = true, ["splaylab.events_sim"] = true,
+  ["splaylab.rpc_fast"] = true }
 
 function M.init(dir) lib_dir = dir end
 
