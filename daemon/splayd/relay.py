@@ -85,7 +85,7 @@ def ticket_mac(secret: bytes, daemon: int, job: int, addrs: list[str]) -> str:
 
 
 def denied(dst: str) -> str:
-    """The runtime's own refusal (sandbox/lib/splaylab/socket_policy.lua), word for word."""
+    """The runtime's own refusal (sandbox/lib/splaylab/socket_policy_core.lua), word for word."""
     return f"connect to {dst} denied: not a node of this job"
 
 

@@ -78,7 +78,7 @@ def _all_nodes_json(job: Job) -> str:
 
 def _local_nodes_json(job: Job) -> str:
     """The job's nodes this daemon hosts (job.json "local_nodes"): the runtime sends their
-    traffic over 127.0.0.1 (sandbox/lib/splaylab/socket_policy.lua, "Same-machine shortcut"),
+    traffic over 127.0.0.1 (sandbox/lib/splaylab/socket_policy_core.lua, "Same-machine shortcut"),
     so they reach each other even where this daemon is listed at a router's address that
     forwards nothing (issue 24). `listed` changes only with `nodes`, so it is cached beside it."""
     parts = _parts(job)

@@ -82,9 +82,9 @@ describe("splaylab.socket between nodes of one daemon listed at a router's addre
     local port, peer_port = H.free_port(), H.free_port()
     node(port, peer_port)
     local policy = require "splaylab.socket_policy"
-    assert.equal("127.0.0.1", policy.route(ROUTER, peer_port))
-    assert.equal(ELSEWHERE, policy.route(ELSEWHERE, peer_port))      -- another machine's node
-    assert.equal(ROUTER, policy.route(ROUTER, peer_port + 7))        -- not a port of its nodes
+    assert.equal("127.0.0.1", policy:route(ROUTER, peer_port))
+    assert.equal(ELSEWHERE, policy:route(ELSEWHERE, peer_port))      -- another machine's node
+    assert.equal(ROUTER, policy:route(ROUTER, peer_port + 7))        -- not a port of its nodes
     local sock = node(port, peer_port, { deny = { ROUTER } })
     local _, err = sock.connect(ROUTER, peer_port)
     assert.equal("connect to " .. ROUTER .. ":" .. peer_port .. " denied: blacklisted by the controller", err)

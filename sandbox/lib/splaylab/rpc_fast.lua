@@ -73,7 +73,7 @@ M.frame_size = frame_size
 -- (socket_netem.queue_stream: the draws in its order, a stream keeps its order).
 local function stream_at(F, box, frame, peer)
   local netem = F.netem
-  local at = F.platform.now() + netem.serialize(frame) + netem.delay(peer) + netem.stream_penalty(frame, peer)
+  local at = F.platform.now() + netem:serialize(frame) + netem:delay(peer) + netem:stream_penalty(frame, peer)
   local last = box.last_at
   if last and at < last then at = last end
   box.last_at = at
@@ -89,16 +89,16 @@ function M.connect(ip, port, deadline, free_idle)
   local F = here()
   local platform, netem, policy = F.platform, F.netem, F.policy
   local net, owner = platform.sim_net, platform.sim_owner
-  local ok, err = policy.count_socket()
-  if not ok and free_idle() then ok, err = policy.count_socket() end
+  local ok, err = policy:count_socket()
+  if not ok and free_idle() then ok, err = policy:count_socket() end
   if not ok then return nil, err end
   local dest
-  dest, err = policy.check_dest(ip, port, "connect")
+  dest, err = policy:check_dest(ip, port, "connect")
   if not dest then free_socket(policy); return nil, err end
   port = tonumber(port)
-  local peer = netem.active and netem.position_of(dest, port)
+  local peer = netem.active and netem:position_of(dest, port)
   if peer then
-    while netem.partitioned(peer) do
+    while netem:partitioned(peer) do
       if platform.now() >= deadline then free_socket(policy); return nil, "timeout" end
       sleep(netem.PARTITION_POLL)
     end
@@ -111,7 +111,7 @@ function M.connect(ip, port, deadline, free_idle)
   s.caller_pos = peer and netem.me or nil   -- what the preamble tells the server
   inbox:put(s)                              -- the server accepts it (M.serve)
   if peer then
-    local rtt = netem.rtt(peer)
+    local rtt = netem:rtt(peer)
     if rtt > 0 then sleep(rtt) end
   end
   return c
@@ -133,7 +133,7 @@ local function deliver_when_reachable(item)
   local from = item[1]
   local F = context(from.owner)
   local netem = F.netem
-  if netem.partitioned(from.peer_pos) then
+  if netem:partitioned(from.peer_pos) then
     local platform = F.platform
     platform.sim_net.post(platform.now() + netem.PARTITION_POLL, deliver_when_reachable, item)
   else
@@ -149,7 +149,7 @@ local function send(F, from, item, frame)
   local at = stream_at(F, from, frame, peer)
   local platform = F.platform
   -- due now: it leaves at once, as the flusher sends it in this same resume of the node
-  if at <= platform.now() and not netem.partitioned(peer) then return deliver(item) end
+  if at <= platform.now() and not netem:partitioned(peer) then return deliver(item) end
   platform.sim_net.post(at, deliver_when_reachable, item)
 end
 
@@ -160,7 +160,7 @@ function M.exchange(c, req, size, deadline)
   if size > max then return nil, "llenc: message of " .. size .. " bytes exceeds " .. max, true end
   local policy = F.policy
   local frame = frame_size(size)
-  local ok, err = policy.budget("send", frame)
+  local ok, err = policy:budget("send", frame)
   if not ok then return nil, err, true end
   policy.stats.sent = policy.stats.sent + frame
   send(F, c, { c, req, size }, frame)
@@ -168,7 +168,7 @@ function M.exchange(c, req, size, deadline)
     local item = c:take()
     if item then
       local rframe = frame_size(item[3])
-      ok, err = policy.budget("receive", rframe)
+      ok, err = policy:budget("receive", rframe)
       if not ok then
         policy.stats.received = policy.settings.max_receive
         return nil, err
@@ -210,7 +210,7 @@ function M.serve(kind, ip, port, serve, max, settings)
     release_socket(s)
   end
   local function accept(s)
-    if not policy.count_socket() then s:close(); return end
+    if not policy:count_socket() then s:close(); return end
     if active >= max then s.on_close = release_socket; s:close(); return end
     active = active + 1
     s.peer_pos = s.caller_pos
@@ -239,7 +239,7 @@ end
 function M.received(item)
   local policy = here().policy
   local frame = frame_size(item[3])
-  if not policy.budget("receive", frame) then
+  if not policy:budget("receive", frame) then
     policy.stats.received = policy.settings.max_receive
     return false
   end
@@ -254,7 +254,7 @@ function M.reply(item, reply, size)
   local policy = F.policy
   local s = item[1].peer
   local frame = frame_size(size)
-  if size > F.llenc.settings.max_size or not policy.budget("send", frame) then return false end
+  if size > F.llenc.settings.max_size or not policy:budget("send", frame) then return false end
   policy.stats.sent = policy.stats.sent + frame
   send(F, s, { s, reply, size }, frame)
   return true
@@ -272,10 +272,10 @@ end
 function M.udp_send(box, req, size, ip, port)
   local F = here()
   local platform, netem, policy = F.platform, F.netem, F.policy
-  local dest, err = policy.check_dest(ip, port, "send")
+  local dest, err = policy:check_dest(ip, port, "send")
   if not dest then return nil, err end
   local ok
-  ok, err = policy.budget("send", size)
+  ok, err = policy:budget("send", size)
   if not ok then return nil, err end
   policy.stats.sent = policy.stats.sent + size
   local ratio = policy.settings.udp_drop_ratio
@@ -285,13 +285,13 @@ function M.udp_send(box, req, size, ip, port)
   end
   port = tonumber(port)
   local item = { box, req, size, dest, port, platform.identity.ip }
-  local pos = netem.active and netem.position_of(dest, port)
+  local pos = netem.active and netem:position_of(dest, port)
   if pos then
-    if netem.partitioned(pos) or netem.datagram_lost(size) then
+    if netem:partitioned(pos) or netem:datagram_lost(size) then
       policy.stats.dropped = policy.stats.dropped + 1
       return true
     end
-    local delay = netem.serialize(size) + netem.delay(pos)
+    local delay = netem:serialize(size) + netem:delay(pos)
     if delay > 0 then
       platform.sim_net.post(platform.now() + delay, deliver_datagram, item)
       return true
@@ -331,8 +331,8 @@ end
 function M.udp_reply(item, reply, size)
   local F = here()
   local policy = F.policy
-  if not policy.deny_blacklisted(item[6], item[5], "send") then return end
-  if not policy.budget("send", size) then return end
+  if not policy:deny_blacklisted(item[6], item[5], "send") then return end
+  if not policy:budget("send", size) then return end
   policy.stats.sent = policy.stats.sent + size
   local ratio = policy.settings.udp_drop_ratio
   if ratio > 0 and F.random() < ratio then

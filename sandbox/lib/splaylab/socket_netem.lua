@@ -41,7 +41,7 @@ local PREAMBLE_TAG = "\0SPLAYLAB"
 local PREAMBLE_LEN = #PREAMBLE_TAG + 7
 
 function M.introduce(raw, peer)
-  local rtt = netem.rtt(peer)
+  local rtt = netem:rtt(peer)
   if rtt > 0 then events.sleep(rtt) end
   -- tell the accepting node who we are (sender-side delays need the peer's position)
   raw:send(PREAMBLE_TAG .. format("%06d\n", netem.me))
@@ -104,7 +104,7 @@ local function flush(self, raw)
     local item = q[1]
     if not due(item[1]) then
       sleep_until(item[1])
-    elseif netem.partitioned(self.peer) then
+    elseif netem:partitioned(self.peer) then
       events.sleep(netem.PARTITION_POLL)
     else
       local last, e, partial = raw:send(item[2], item[3] or 1)
@@ -128,7 +128,7 @@ end
 
 function M.queue_stream(self, raw, chunk)
   local now, peer = platform.now(), self.peer
-  local at = now + netem.serialize(#chunk) + netem.delay(peer) + netem.stream_penalty(#chunk, peer)
+  local at = now + netem:serialize(#chunk) + netem:delay(peer) + netem:stream_penalty(#chunk, peer)
   if self.last_at and at < self.last_at then at = self.last_at end   -- a stream keeps its order
   self.last_at = at
   local q = self.outq
@@ -158,13 +158,13 @@ end
 function M.emulate_datagram(self, raw, data, ip, port, to, to_port, wire)
   local dest_ip, dest_port = ip, port
   if not dest_ip and self.peer then dest_ip, dest_port = self.peer[1], self.peer[2] end
-  local pos = dest_ip and netem.position_of(dest_ip, dest_port)
+  local pos = dest_ip and netem:position_of(dest_ip, dest_port)
   if not pos then return nil end
-  if netem.partitioned(pos) or netem.datagram_lost(#data) then
+  if netem:partitioned(pos) or netem:datagram_lost(#data) then
     policy.stats.dropped = policy.stats.dropped + 1
     return true
   end
-  local delay = netem.serialize(#data) + netem.delay(pos)
+  local delay = netem:serialize(#data) + netem:delay(pos)
   if delay <= 0 then return nil end
   local q = self.dgq
   if not q then q = {}; self.dgq = q end

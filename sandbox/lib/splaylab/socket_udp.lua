@@ -28,8 +28,6 @@ local sn = require "splaylab.socket_netem"
 local M = { _NAME = "splaylab.socket_udp", _VERSION = "0.1" }
 
 local tostring, tonumber, setmetatable, random = tostring, tonumber, setmetatable, math.random
-local check_dest, deny_blacklisted, may_bind, bind_denied, budget =
-  policy.check_dest, policy.deny_blacklisted, policy.may_bind, policy.bind_denied, policy.budget
 
 local MAX_REPLY_PEERS = 4096   -- senders a UDP socket may answer (forgotten in bulk beyond)
 
@@ -49,9 +47,9 @@ function M.build(ctx)
   function udp:setsockname(host, port)
     local raw = RAW[self]
     if not raw then return nil, "closed" end
-    if not may_bind(port) then return bind_denied(port) end
-    local ok, err = raw:setsockname(policy.bind_host(host), port)
-    if not ok and policy.own_job_ip(host) then ok, err = raw:setsockname("*", port) end
+    if not policy:may_bind(port) then return policy:bind_denied(port) end
+    local ok, err = raw:setsockname(policy:bind_host(host), port)
+    if not ok and policy:own_job_ip(host) then ok, err = raw:setsockname("*", port) end
     if not ok then return nil, err end
     self.bound = true
     return ok
@@ -71,20 +69,20 @@ function M.build(ctx)
     local raw = RAW[self]
     if not raw then return nil, "closed" end
     if host == "*" then self.peer = nil; self.kind = "unconnected"; return raw:setpeername("*") end
-    local ip, err = check_dest(host, port, "connect")
+    local ip, err = policy:check_dest(host, port, "connect")
     if not ip then return nil, err end
     self.peer = { ip, tonumber(port) }
     self.kind = "connected"
-    if policy.relay_udp(ip, port) then return 1 end   -- sent through the relay's door (udp_out)
+    if policy:relay_udp(ip, port) then return 1 end   -- sent through the relay's door (udp_out)
     own_source(self, raw, ip)
-    return raw:setpeername(policy.route(ip, port), port)
+    return raw:setpeername(policy:route(ip, port), port)
   end
 
   local function udp_out(self, data, ip, port)
     local raw = RAW[self]
     if not raw then return nil, "closed" end
     data = tostring(data)
-    local ok, err = budget("send", #data)
+    local ok, err = policy:budget("send", #data)
     if not ok then return nil, err end
     if not INTERNAL[self] and trace.enabled() then
       local to_ip, to_port = ip, port
@@ -101,8 +99,8 @@ function M.build(ctx)
     -- the datagram in its envelope (socket_policy, "Node relay")
     local dest_ip, dest_port = ip, port
     if not dest_ip and self.peer then dest_ip, dest_port = self.peer[1], self.peer[2] end
-    local door = dest_ip and policy.relay_udp(dest_ip, dest_port)
-    local wire, to, to_port = data, ip and policy.route(ip, port), port
+    local door = dest_ip and policy:relay_udp(dest_ip, dest_port)
+    local wire, to, to_port = data, ip and policy:route(ip, port), port
     if door then
       wire = string.format("%s %s:%d\n", tostring(policy.settings.job_id), dest_ip, dest_port) .. data
       to, to_port = "127.0.0.1", door
@@ -125,10 +123,10 @@ function M.build(ctx)
     local replies = self.replies
     if replies and replies[tostring(host) .. ":" .. tostring(tonumber(port))] then
       ip = host                    -- a reply to a peer that sent us a datagram
-      local ok, denied = deny_blacklisted(ip, port, "send")
+      local ok, denied = policy:deny_blacklisted(ip, port, "send")
       if not ok then return nil, denied end
     else
-      ip, err = check_dest(host, port, "send")
+      ip, err = policy:check_dest(host, port, "send")
       if not ip then return nil, err end
     end
     local raw = RAW[self]
@@ -141,7 +139,7 @@ function M.build(ctx)
     if not raw then return nil, "closed" end
     local deadline = deadline_of(self)
     while true do
-      if policy.stats.received >= policy.settings.max_receive then return budget("receive", 1) end
+      if policy.stats.received >= policy.settings.max_receive then return policy:budget("receive", 1) end
       local data, a, b
       local door = policy.settings.relay_udp_port
       if from or door then
@@ -158,12 +156,12 @@ function M.build(ctx)
         data, a = raw:receive(size)
       end
       if data and policy.stats.received + #data > policy.settings.max_receive then
-        return budget("receive", #data)   -- a datagram beyond the budget is dropped
+        return policy:budget("receive", #data)   -- a datagram beyond the budget is dropped
       end
       if data then
         policy.stats.received = policy.stats.received + #data
         if from then
-          a = policy.unroute(a, b)   -- a node of this daemon is named by its job address
+          a = policy:unroute(a, b)   -- a node of this daemon is named by its job address
           -- remember the sender so that sendto can answer it (ephemeral client ports)
           local replies = self.replies
           if not replies or self.nreplies >= MAX_REPLY_PEERS then
