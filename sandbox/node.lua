@@ -43,7 +43,7 @@ package.cpath = without_cwd(package.cpath)
 local output = require "splaylab.output"
 
 local function finish(code)
-  require("splaylab.trace").flush()
+  require("splaylab.trace"):flush()
   io.stdout:flush()
   os.exit(code)
 end

@@ -245,7 +245,7 @@ local function start_node(node)
   local modules, loaders, fs = boot.runtime_modules(node_spec, job, limits)
   local trace = w.require("splaylab.trace")
   node.on_end = function()
-    trace.flush()
+    trace:flush()
     out_limits:close(k, kernel.now)   -- the rate's pending record comes before the exit record
   end
   local henv, harness_stream

@@ -54,12 +54,12 @@ describe("splaylab.memo", function()
   end)
 
   it("serves trace.peer: positions from the job's nodes of whichever trace.init came last", function()
-    trace.init { enabled = true, write = function() end, position = 1,
+    trace:init { enabled = true, write = function() end, position = 1,
       job_nodes = { { ip = "127.0.0.1", port = 7000 }, { ip = "127.0.0.1", port = 7001 } } }
-    assert.equal(2, trace.peer("127.0.0.1", 7001))
-    trace.init { enabled = true, write = function() end, position = 1,
+    assert.equal(2, trace:peer("127.0.0.1", 7001))
+    trace:init { enabled = true, write = function() end, position = 1,
       job_nodes = { { ip = "127.0.0.1", port = 7001 }, { ip = "127.0.0.1", port = 7000 } } }
-    assert.equal(1, trace.peer("127.0.0.1", 7001))
-    trace.init { enabled = false }
+    assert.equal(1, trace:peer("127.0.0.1", 7001))
+    trace:init { enabled = false }
   end)
 end)

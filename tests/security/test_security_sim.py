@@ -38,6 +38,11 @@ local function attack()
   events.periodic = function() error("pwned events.periodic") end
   events.fire = function() error("pwned events.fire") end
   rpc.call = function() return "pwned" end
+  -- splay.rpc's functions are one set for every simulated node: each must still read its own
+  -- node's settings and dispatch (node 1 answers the others' "ping" as before)
+  rpc.settings.default_timeout = 0
+  rpc.settings.keep_alive = 0
+  rpc.dispatch = function(c) return { ok = true, r = { c[2] == "ping" and "ping" or "pwned" }, n = 1 } end
   misc.dup = function() return "pwned" end
   job.nodes[2].port = 1
   job.me.ip = "6.6.6.6"
@@ -72,6 +77,9 @@ run(function()
   if job.position ~= 1 then
     local answer = call(job.nodes[1], { "tostring", "ping" })
     log.print("after rpc=" .. tostring(answer))
+    -- 2 -> 3 -> 4 -> 2: served and timed by nodes node 1 never touched
+    local peer = job.position == 4 and 2 or job.position + 1
+    log.print("peer rpc=" .. tostring(call(job.nodes[peer], { "tostring", "peer" })))
     report("later")
   end
   sleep(1)
@@ -107,7 +115,7 @@ def test_a_hostile_node_changes_nothing_the_other_simulated_nodes_see(tmp_path: 
     seen = reports(attacked)
     assert set(seen) == {2, 3, 4}
     for node, lines in seen.items():
-        assert len(lines) == 11, (node, lines)
+        assert len(lines) == 12, (node, lines)
         assert not any("pwned" in line for line in lines), (node, lines)
         for when in ("start", "later"):
             assert f"{when} globals=nil,nil,nil" in lines
@@ -116,6 +124,7 @@ def test_a_hostile_node_changes_nothing_the_other_simulated_nodes_see(tmp_path: 
             # each node's own address (sandbox/node_address.py: 127.1.<port // 256>.<port % 256>)
             assert f"{when} job=20001,127.1.78.{31 + node} rpc=false" in lines
         assert "after rpc=ping" in lines   # node 1 is still reachable by messages
+        assert "peer rpc=peer" in lines
 
 
 def test_a_hostile_node_does_not_change_the_random_draws_of_the_others(tmp_path: Path) -> None:

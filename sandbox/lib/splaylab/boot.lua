@@ -110,7 +110,7 @@ function M.runtime_modules(spec, job, limits)
   math.randomseed(platform.random_seed())
   -- The message trace (docs/trace.md): job.json's `trace` block, {max_events, flush_after}.
   local t = spec.trace
-  require("splaylab.trace").init {
+  require("splaylab.trace"):init {
     enabled = t == true or type(t) == "table", max_events = type(t) == "table" and t.max_events or nil,
     learn = type(t) == "table" and t.learn == true,
     flush_after = type(t) == "table" and t.flush_after or nil,
@@ -240,9 +240,9 @@ function M.app_env(job, modules, loaders, fs)
     if not ok then error_((...), 0) end
     return ...
   end
-  env.coroutine.create = function(f) return trace.adopt(create(f)) end
+  env.coroutine.create = function(f) return trace:adopt(create(f)) end
   env.coroutine.wrap = function(f)
-    local co = trace.adopt(create(f))
+    local co = trace:adopt(create(f))
     return function(...) return pass(resume(co, ...)) end
   end
   return env, stdout_stream

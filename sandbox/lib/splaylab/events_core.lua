@@ -20,7 +20,9 @@ Which state a function works on:
 Nothing here is reachable from student code but the API functions themselves.
 
 Runtime side only: splaylab.events (C.state, C.api, C.scheduler), splaylab.events_loop (the
-loop: api.run), splaylab.events_sim (the rest of C's fields it reads). The API and the loop's
+loop: api.run), splaylab.events_sim (the rest of C's fields it reads); C.state_of(events module)
+for a node's other modules that keep their state in its table (splaylab.rpc: S.rpc), and
+C.current_state() for their shared functions, as the API's (`cur`). The API and the loop's
 rules: splaylab.events' header.
 ]]
 local heap = require "splaylab.heap"
@@ -38,6 +40,9 @@ local READY, TIMEOUT, CLOSED = { n = 1, "ready" }, { n = 2, false, "timeout" }, 
 C.READY, C.TIMEOUT = READY, TIMEOUT
 
 local cur   -- the state of the node whose code runs (see the header)
+-- each node's events module -> its state: how a node's other modules (splaylab.rpc) find the
+-- state to keep theirs in (a module of the runtime, never reached from student code)
+local state_of_module = setmetatable({}, { __mode = "k" })
 
 --- A node's state: M its events module (its hooks on_error, on_exit, on_idle and settings),
 --- and the node's own platform, trace, events_leave and events_named. Becomes the current one.
@@ -59,8 +64,12 @@ function C.state(M, platform, trace, leave, named)
     due_rec = {}, due_token = {}, -- threads that slept until now, in this turn
   }
   cur = S
+  state_of_module[M] = S
   return S
 end
+
+--- The state of the node whose events module is M.
+function C.state_of(M) return state_of_module[M] end
 
 --- The simulator's kernel runs code of the node whose state S is.
 function C.use(S) cur = S end
@@ -176,7 +185,7 @@ function api.thread(f)
   end
   if type(f) ~= "function" then error("events.thread: function expected, got " .. type(f), 2) end
   local S = cur
-  local co = S.trace.adopt(create(f))   -- a thread started for an operation works for it too
+  local co = S.trace:adopt(create(f))   -- a thread started for an operation works for it too
   local rec = { co = co, S = S, token = 0, waiting = false }
   S.recs[co] = rec
   S.count = S.count + 1

@@ -78,10 +78,10 @@ function M.run(f)
     elseif S.nsock > 0 or (timers[1] and platform.leave_signal()) then
       idle(S)
       local timeout = timers[1] and (timers[1][1] - platform.now()) or nil
-      poll_sockets(S, trace.flush_due(timeout))
+      poll_sockets(S, trace:flush_due(timeout))
     elseif timers[1] then
       idle(S)
-      platform.sleep(trace.flush_due(timers[1][1] - platform.now()))
+      platform.sleep(trace:flush_due(timers[1][1] - platform.now()))
     else
       break
     end

@@ -84,9 +84,9 @@ function M.capability(app_env, job, new_math)
     job = job,
     now = function() return platform.now() end,
     random = rng.random,
-    served = trace.served,
-    operation = trace.operation,
-    reserve = trace.reserve,
+    served = function(op) return trace:served(op) end,
+    operation = function(name, fn, ...) return trace:operation(name, fn, ...) end,
+    reserve = function(name) return trace:reserve(name) end,
   }
   function h.global(name) return rawget(app_env, name) end
   -- the event a call's thread fires names a token the submission cannot guess

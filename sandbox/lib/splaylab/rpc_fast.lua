@@ -25,7 +25,8 @@ on the socket path is done here the same way and in the same order:
 Runtime side only, active when the simulator set platform.sim_net (sim.lua; not with
 --sim-transport sockets). A server keeps its real socket too: an app may still talk to it with
 its own sockets, and a call to a port where an app's own socket listens takes the socket path.
-  fast.connect(ip, port, deadline, free_idle) -> link | nil, err | false (take the socket path)
+  fast.connect(ip, port, deadline, pool) -> link | nil, err | false (take the socket path; pool:
+             free_idle() closes idle connections at the socket limit: splaylab.rpc_conn)
   fast.exchange(link, req, size, deadline) -> {link, reply, size} | nil, err, retryable
   fast.serve(kind, ip, port, serve, max, settings) -> inbox   a server ("tcp": rpc, its `max`
                                                    connections, settings.idle_timeout; "udp": urpc)
@@ -85,12 +86,12 @@ local function free_socket(policy) policy.stats.sockets = policy.stats.sockets -
 local function release_socket(box) free_socket(context(box.owner).policy) end
 
 -- rpc client ------------------------------------------------------------------------------------
-function M.connect(ip, port, deadline, free_idle)
+function M.connect(ip, port, deadline, pool)
   local F = here()
   local platform, netem, policy = F.platform, F.netem, F.policy
   local net, owner = platform.sim_net, platform.sim_owner
   local ok, err = policy:count_socket()
-  if not ok and free_idle() then ok, err = policy:count_socket() end
+  if not ok and pool:free_idle() then ok, err = policy:count_socket() end
   if not ok then return nil, err end
   local dest
   dest, err = policy:check_dest(ip, port, "connect")

@@ -48,8 +48,8 @@ local PEER = setmetatable({}, { __mode = "k" })
 function M.internal(obj) INTERNAL[obj] = true; return obj end
 
 local function traced(obj, typ, peer, bytes, outcome, t0)
-  if INTERNAL[obj] or not trace.enabled() then return end
-  trace.row(t0, typ, peer or 0, "", bytes, 0, outcome, "", 0, platform.now() - t0)
+  if INTERNAL[obj] or not trace:enabled() then return end
+  trace:row(t0, typ, peer or 0, "", bytes, 0, outcome, "", 0, platform.now() - t0)
 end
 
 function M.init(opts)

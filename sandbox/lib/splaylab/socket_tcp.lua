@@ -55,9 +55,9 @@ local tcp_connect
 function tcp:connect(host, port)
   local t0 = platform.now()
   local ok, err = tcp_connect(self, host, port)
-  if RAW[self] and not INTERNAL[self] and trace.enabled() then
+  if RAW[self] and not INTERNAL[self] and trace:enabled() then
     local ip = platform.toip(tostring(host))
-    local peer = ip and trace.peer(ip, tonumber(port)) or tostring(host) .. ":" .. tostring(port)
+    local peer = ip and trace:peer(ip, tonumber(port)) or tostring(host) .. ":" .. tostring(port)
     if ok then PEER[self] = peer end
     traced(self, "connect", peer, 0, ok and "ok" or (err == "timeout" and "timeout" or
       (tostring(err):find("refused", 1, true) and "refused" or "error")), t0)
@@ -145,11 +145,11 @@ function tcp:send(data, i, j)
   if not ok then return nil, err, i - 1 end
   local deadline = deadline_of(self)
   if self.learn_peer then sn.learn_peer(self, raw, deadline) end
-  if not INTERNAL[self] and trace.enabled() then
+  if not INTERNAL[self] and trace:enabled() then
     local peer = PEER[self]
     if not peer then
       local ip, rport = raw:getpeername()
-      peer = ip and trace.peer(ip, rport) or 0
+      peer = ip and trace:peer(ip, rport) or 0
       PEER[self] = peer
     end
     traced(self, "send", peer, j - i + 1, "ok", platform.now())

@@ -84,10 +84,10 @@ function M.build(ctx)
     data = tostring(data)
     local ok, err = policy:budget("send", #data)
     if not ok then return nil, err end
-    if not INTERNAL[self] and trace.enabled() then
+    if not INTERNAL[self] and trace:enabled() then
       local to_ip, to_port = ip, port
       if not to_ip and self.peer then to_ip, to_port = self.peer[1], self.peer[2] end
-      traced(self, "sendto", to_ip and trace.peer(to_ip, to_port) or 0, #data, "ok", platform.now())
+      traced(self, "sendto", to_ip and trace:peer(to_ip, to_port) or 0, #data, "ok", platform.now())
     end
     policy.stats.sent = policy.stats.sent + #data
     local ratio = policy.settings.udp_drop_ratio

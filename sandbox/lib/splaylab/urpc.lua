@@ -189,7 +189,7 @@ function M.acall(a, b, c, d)
   end
   rpc.traced("ucall", ip, port, call[1], sent_bytes, rep.size or 0, rep.ok and "ok" or "error", t0)
   if not rep.ok then return false, tostring(rep.err) end
-  trace.learn(rep.r)
+  trace:learn(rep.r)
   local res = rep.r or {}
   res.n = tonumber(rep.n) or maxn(res)
   return true, res
