@@ -25,7 +25,8 @@ local factories = {}
 M.PROCESS_WIDE = { ["splaylab.events_core"] = true, ["splaylab.events_loop"] = true, ["splaylab.events_sim"] = true,
   ["splaylab.rpc_fast"] = true, ["splaylab.socket_policy_core"] = true,
   ["splaylab.netem_core"] = true, ["splaylab.trace_core"] = true,
-  ["splaylab.rpc_conn_core"] = true, ["splaylab.rpc_core"] = true }
+  ["splaylab.rpc_conn_core"] = true, ["splaylab.rpc_core"] = true,
+  ["splaylab.urpc_core"] = true }
 
 function M.init(dir) lib_dir = dir end
 
