@@ -39,7 +39,8 @@ local function attack()
   events.fire = function() error("pwned events.fire") end
   rpc.call = function() return "pwned" end
   -- splay.rpc's functions are one set for every simulated node: each must still read its own
-  -- node's settings and dispatch (node 1 answers the others' "ping" as before)
+  -- node's settings (the app's rpc table is a copy of the runtime's, its settings the same table;
+  -- a dispatch replaced here stays in the copy: node 1 answers the others' "ping" as before)
   rpc.settings.default_timeout = 0
   rpc.settings.keep_alive = 0
   rpc.dispatch = function(c) return { ok = true, r = { c[2] == "ping" and "ping" or "pwned" }, n = 1 } end
