@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what SplayLab needs on this machine, from the project's own files, idempotently:
-#   Debian packages (runtime; --test adds the browser and busted, --docker the Docker engine),
+#   Debian packages (runtime; --test adds the browser and busted, --docker the Docker engine,
+#   --bench valgrind and a C compiler for bench/sim_instructions.py),
 #   the Python venv (.venv, from requirements-test.txt, which includes requirements.txt), the frontend's npm packages (npm ci).
 # Each step is skipped when already done (stamps hold the hash of what they installed).
 set -euo pipefail
@@ -11,12 +12,14 @@ RUNTIME_PACKAGES=(luajit lua-socket lua-cjson lua-filesystem lua-luaossl lua-mes
 # tests' network namespaces (tests/multihost), openssl for the TLS tests' certificates
 TEST_PACKAGES=(chromium lua-busted lua-check docker.io iproute2 iptables openssl)
 DOCKER_PACKAGES=(docker.io debootstrap docker-compose) # --docker: make docker-check
+BENCH_PACKAGES=(valgrind gcc libc6-dev)                # --bench: bench/sim_instructions.py
 packages=("${RUNTIME_PACKAGES[@]}")
 for flag in "$@"; do
   case "$flag" in
     --test) packages+=("${TEST_PACKAGES[@]}") ;;
     --docker) packages+=("${DOCKER_PACKAGES[@]}") ;;
-    *) echo "usage: $0 [--test] [--docker]" >&2; exit 2 ;;
+    --bench) packages+=("${BENCH_PACKAGES[@]}") ;;
+    *) echo "usage: $0 [--test] [--docker] [--bench]" >&2; exit 2 ;;
   esac
 done
 command -v node >/dev/null && command -v npm >/dev/null || packages+=(nodejs npm)

@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""What the simulator executes, in instructions counted by valgrind (cachegrind), the JIT included,
+with the JIT's random draws fixed: a figure that repeats to within a few instructions in billions,
+where CPU seconds on this VM vary by up to 40 % from run to run.
+
+    .venv/bin/python bench/sim_instructions.py [--nodes 64] [--time 240] [--seeds 1,2,3] [--cache]
+                                               [--sandbox DIR [--sandbox DIR ...]]
+
+Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua under cachegrind, once
+per JIT seed and sandbox, and prints instructions in all and per event, the keys-sorted digest of
+the records (the same for every run of the same input, whatever the tree or the seed), and each
+tree's mean; with two trees, the ratio per seed and of the means. --cache also simulates the
+caches (D1 32 KB; LL 32 MB, a share of a large server's L3) and prints the data misses of each:
+what a node's state spread over the heap costs, which instruction counts do not show.
+
+Why seeds: LuaJIT seeds its PRNG from getrandom() and draws from it when it penalises an aborted
+trace, so the traces a run gets differ from run to run: the chord grading run of one tree takes
+3.3 to 3.9 G instructions by seed, the same records each time. bench/native/jit_seed.c (compiled
+here, loaded with LD_PRELOAD) makes getrandom() give bytes made from the seed; simulate.py fixes
+them for every real run the same way (one seed: its urandom file). A change to the runtime moves
+which traces fail, so compare trees over several seeds, not one.
+Paths reach the run (chunk names, strings, the JIT through them): every sandbox is copied to one
+fixed path and the run's directory is fixed too, so trees are compared on the same paths.
+Needs valgrind and a C compiler (scripts/install-deps.sh --bench): this benchmark only. Each run is
+~100 times slower than the simulation: 64 nodes for 240 virtual s take ~2 minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "sandbox"))
+sys.path.insert(0, str(ROOT / "bench"))
+import simulate  # noqa: E402
+import sim_scale  # noqa: E402
+
+BASE = Path(tempfile.gettempdir()) / "splaylab-sim-instructions"   # fixed: see the docstring
+LL = "33554432,16,64"
+
+
+def records_digest(text: str) -> str:
+    """The records with every JSON text's keys sorted (the order of a node's JSON keys may differ
+    between trees: docs/simulation.md, "The collector's budget"), a bt app's mem= counter aside."""
+    h = hashlib.sha256()
+    for line in text.splitlines():
+        parts = line.split("\t", 3)
+        try:
+            line = "\t".join(parts[:-1] + [json.dumps(json.loads(parts[-1]), sort_keys=True)])
+        except (ValueError, IndexError):
+            pass
+        h.update(re.sub(r"mem=[0-9]+ko", "", line).encode() + b"\n")
+    return h.hexdigest()[:16]
+
+
+def build_shim(folder: Path) -> Path:
+    shim = folder / "jit_seed.so"
+    subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(shim), str(ROOT / "bench" / "native" / "jit_seed.c"),
+                    "-ldl"], check=True)
+    return shim
+
+
+def write_job(base: Path, nodes: int, time: float, seed: int) -> Path:
+    """sim.json and its files in base/run (the run's own directory, the same for every run)."""
+    run = base / "run"
+    shutil.rmtree(run, ignore_errors=True)
+    run.mkdir(parents=True)
+    job = simulate.SimJob(app=sim_scale.chord_app(nodes, base), nodes=nodes, time=time, seed=seed,
+                          max_wall=99999, max_cpu=99999, list_size=1)
+    # writes sim.json and the node directories, runs nothing (cancelled before the start)
+    simulate.simulate(job, lambda *a: None, None, workdir=run, keep=True, cancel=lambda: True)
+    return run
+
+
+def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool) -> dict:
+    tree = run.parent / "tree"
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(sandbox, tree / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "tests", "spec"))
+    shutil.rmtree(run / "nodes")
+    (run / "nodes").mkdir()   # sim.lua makes each node's directory itself
+    argv = ["valgrind", "--tool=cachegrind", "--trace-children=yes", f"--cache-sim={'yes' if cache else 'no'}",
+            f"--LL={LL}", "--cachegrind-out-file=/dev/null", "setarch", "x86_64", "-R", "luajit",
+            str(tree / "sandbox" / "sim.lua"), "sim.json"]
+    env = {"PATH": "/usr/bin:/bin", "LD_PRELOAD": str(shim), "JIT_SEED": str(jit_seed), "LANG": "C.UTF-8"}
+    done = subprocess.run(argv, cwd=run, env=env, capture_output=True, text=True)
+    err = done.stderr
+    last = [ln for ln in err.splitlines() if ln.startswith("done ")]
+    refs = re.search(r"I\s+refs:\s+([\d,]+)", err)
+    if not last or not refs:
+        raise SystemExit(f"{sandbox}: the run failed\n{err[-3000:]}")
+    out = {"instructions": int(refs.group(1).replace(",", "")), "events": int(float(last[-1].split()[2])),
+           "records": records_digest(done.stdout)}
+    if cache:
+        for name, key in (("D1", "d1_misses"), ("LLd", "ll_misses")):
+            m = re.search(name + r"\s+misses:\s+([\d,]+)", err)
+            out[key] = int(m.group(1).replace(",", "")) if m else 0
+    return out
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--nodes", type=int, default=64)
+    p.add_argument("--time", type=float, default=240)
+    p.add_argument("--seed", type=int, default=1, help="the simulation's seed")
+    p.add_argument("--seeds", default="1,2,3", help="the JIT's seeds, one run each (comma-separated)")
+    p.add_argument("--cache", action="store_true", help="simulate the caches too (D1, LL misses)")
+    p.add_argument("--sandbox", type=Path, action="append", help="a sandbox/ to run (repeat to compare trees)")
+    p.add_argument("--scratch", type=Path, default=BASE,
+                   help=f"where the runs and the copied trees go ({BASE}; another for two at once)")
+    args = p.parse_args()
+    for tool in ("valgrind", "cc", "luajit", "setarch"):
+        if not shutil.which(tool):
+            print(f"sim_instructions: {tool} not found (scripts/install-deps.sh --bench)", file=sys.stderr)
+            return 2
+    sandboxes = [s.resolve() for s in (args.sandbox or [ROOT / "sandbox"])]
+    seeds = [int(s) for s in args.seeds.split(",")]
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    shim = build_shim(args.scratch)
+    run = write_job(args.scratch, args.nodes, args.time, args.seed)
+    print(f"{args.nodes} nodes, {args.time:g} virtual s, JIT seeds {args.seeds}")
+    results: dict[Path, list[dict]] = {s: [] for s in sandboxes}
+    for jit_seed in seeds:   # trees alternate within a seed
+        for sandbox in sandboxes:
+            r = measure(sandbox, run, shim, jit_seed, args.cache)
+            results[sandbox].append(r)
+            misses = (f"  D1 misses {r['d1_misses'] / r['events']:7.1f}/event  LL {r['ll_misses'] / r['events']:5.2f}/event"
+                      if args.cache else "")
+            print(f"  seed {jit_seed}  {r['instructions']:>15,} instructions  {r['instructions'] / r['events']:8,.0f}"
+                  f"/event  {r['events']:,} events  records {r['records']}{misses}  {sandbox}", flush=True)
+    print()
+    means = {}
+    for sandbox, rs in results.items():
+        means[sandbox] = statistics.mean(r["instructions"] for r in rs)
+        line = (f"  mean {means[sandbox]:,.0f} instructions (min {min(r['instructions'] for r in rs):,}, "
+                f"max {max(r['instructions'] for r in rs):,})")
+        if args.cache:
+            line += (f", D1 misses {statistics.mean(r['d1_misses'] for r in rs):,.0f}, "
+                     f"LL {statistics.mean(r['ll_misses'] for r in rs):,.0f}")
+        print(f"{line}  {sandbox}")
+    if len(sandboxes) == 2:
+        a, b = sandboxes
+        ratios = [rb["instructions"] / ra["instructions"] for ra, rb in zip(results[a], results[b])]
+        print(f"\nsecond / first: mean {means[b] / means[a]:.4f}, per seed "
+              + ", ".join(f"{x:.4f}" for x in ratios))
+    digests = {r["records"] for rs in results.values() for r in rs}
+    print("records: the same in every run" if len(digests) == 1 else f"records DIFFER: {sorted(digests)}")
+    return 0 if len(digests) == 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
