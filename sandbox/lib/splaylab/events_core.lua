@@ -10,7 +10,7 @@ layout": a call cost 5x more at 10,000 nodes than at 64 with a copy per node).
 
 Which state a function works on:
   - what the scheduler does to a thread (wake it, suspend it, run it, its deadline, its socket)
-    works on the thread's own node: its record holds it (rec.S);
+    works on the thread's own node: its record holds it (rec[STATE]);
   - what the node's own code calls (events.thread, sleep, wait_socket, exit, run...) works on
     the state of the node whose code runs: `cur`, the state made last (live: the only one) or
     the one the simulator's kernel enters (C.use: it enters a node to resume its coroutine, and
@@ -33,6 +33,20 @@ local create, resume, yield, costatus, running =
   coroutine.create, coroutine.resume, coroutine.yield, coroutine.status, coroutine.running
 local type, ipairs, error, tonumber, select, unpack = type, ipairs, error, tonumber, select, unpack
 
+-- A thread's record: an array, each field at a fixed slot (C.REC names them for the other users
+-- of the scheduler: events_loop, events_locks, events_named, the simulator's kernel). Every event
+-- of a simulation wakes and runs a thread: its record's fields then lie in about three cache
+-- lines (the array is allocated with the table), where named fields spread over a hash part of
+-- 16 slots of 40 bytes, ten lines (docs/simulation.md, fourteenth session: fewer cache misses).
+local CO, STATE, TOKEN, WAITING, WAKE_ARGS, SOCK, DIR, TIMED, DEAD, DEADLINE, TIMER =
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+--   CO the coroutine; STATE the node's state (S); TOKEN counts its wake-ups (a wake-up for an
+--   older token is stale); WAITING suspended; WAKE_ARGS what its suspend() returns {n = k, ...};
+--   SOCK, DIR the socket it waits on and "r" | "w"; TIMED it has a deadline queued; DEAD ended
+--   or killed; DEADLINE the kernel's entry (simulation), TIMER the live loop's heap entry
+C.REC = { CO = CO, STATE = STATE, TOKEN = TOKEN, WAITING = WAITING, WAKE_ARGS = WAKE_ARGS, SOCK = SOCK,
+  DIR = DIR, TIMED = TIMED, DEAD = DEAD, DEADLINE = DEADLINE, TIMER = TIMER }
+
 local SUSPEND = {}         -- sentinel yielded by a thread that registered its own wake-up
 local KILLED = {}          -- sentinel yielded by a thread that killed itself
 -- The loop's own wake-ups pass one of these argument lists (read only: no table per wake-up).
@@ -50,7 +64,7 @@ function C.state(M, platform, trace, leave, named)
   local S = {
     M = M, platform = platform, trace = trace, leave = leave, named = named,
     sched = platform.scheduler,   -- the simulator's kernel (nil live): it runs the threads itself
-    recs = {},                    -- coroutine -> record {co, S, token, waiting, wake_args, sock, dir}
+    recs = {},                    -- coroutine -> its thread's record (C.REC)
     ready = {}, spare = {},       -- records to resume next round, in order; the round being run
     timers = {},                  -- splaylab.heap of {when, seq, pos, rec, token}: one entry per rec
     readers = {}, writers = {},   -- raw socket -> record
@@ -83,11 +97,11 @@ function C.current_state() return cur end
 -- alive until the deadline (rpc: 60 s), and dropping them in bulk cost 3 % of a simulated
 -- Chord. Each thread reuses its one entry.
 local function forget_timer(S, rec)
-  if rec.timed then
-    rec.timed = nil
+  if rec[TIMED] then
+    rec[TIMED] = false
     S.ntimed = S.ntimed - 1
     local sched = S.sched
-    if sched then sched.cancel(rec) else heap.remove(S.timers, rec.timer) end
+    if sched then sched.cancel(rec) else heap.remove(S.timers, rec[TIMER]) end
   end
 end
 
@@ -111,43 +125,43 @@ local function current(S)
 end
 
 local function drop_socket_wait(S, rec)
-  local sock = rec.sock
+  local sock = rec[SOCK]
   if sock then
-    local map = rec.dir == "r" and S.readers or S.writers
+    local map = rec[DIR] == "r" and S.readers or S.writers
     if map[sock] == rec then map[sock] = nil; S.nsock = S.nsock - 1 end
-    rec.sock = nil
+    rec[SOCK] = false
   end
 end
 
 -- Resume a suspended thread with values, if it is still waiting for that token.
 local function wake_with(rec, token, args)
-  if not rec.waiting or rec.token ~= token or rec.dead then return false end
-  local S = rec.S
-  rec.waiting = false
-  rec.token = token + 1
+  if not rec[WAITING] or rec[TOKEN] ~= token or rec[DEAD] then return false end
+  local S = rec[STATE]
+  rec[WAITING] = false
+  rec[TOKEN] = token + 1
   drop_socket_wait(S, rec)
   forget_timer(S, rec)
-  rec.wake_args = args
+  rec[WAKE_ARGS] = args
   make_ready(S, rec)
   return true
 end
 C.wake_with = wake_with
 
 local function wake(rec, token, ...)
-  if not rec.waiting or rec.token ~= token or rec.dead then return false end
+  if not rec[WAITING] or rec[TOKEN] ~= token or rec[DEAD] then return false end
   return wake_with(rec, token, { n = select("#", ...), ... })
 end
 
 -- Suspend the running thread; deadline (absolute) wakes it with `false` ("timeout").
 local function suspend(rec, deadline)
-  rec.waiting = true
+  rec[WAITING] = true
   if deadline then
-    local S = rec.S
+    local S = rec[STATE]
     if S.in_turn and deadline <= S.platform.now() then
       -- in simulation a timeout due now is the turn's own (events_sim.run_turn takes it)
       local due_rec = S.due_rec
       local n = #due_rec + 1
-      due_rec[n], S.due_token[n] = rec, rec.token
+      due_rec[n], S.due_token[n] = rec, rec[TOKEN]
     else
       local sched = S.sched
       if sched then
@@ -155,15 +169,15 @@ local function suspend(rec, deadline)
       else
         local seq = S.timer_seq + 1
         S.timer_seq = seq
-        local e = rec.timer
+        local e = rec[TIMER]
         if not e then
           e = { deadline, seq, false, rec, 0 }
-          rec.timer = e
+          rec[TIMER] = e
         end
-        e[5] = rec.token
+        e[5] = rec[TOKEN]
         heap.move(S.timers, e, deadline, seq)   -- not queued (removed or fired): pushed
       end
-      rec.timed = true
+      rec[TIMED] = true
       S.ntimed = S.ntimed + 1
     end
   end
@@ -171,7 +185,7 @@ local function suspend(rec, deadline)
 end
 
 -- what events_locks and events_named get of the scheduler
-C.scheduler = { current = function() return current(cur) end, suspend = suspend, wake = wake }
+C.scheduler = { current = function() return current(cur) end, suspend = suspend, wake = wake, REC = C.REC }
 
 -- the API: the node's own code calls these (`cur`) ------------------------------------------
 local api = {}
@@ -186,7 +200,7 @@ function api.thread(f)
   if type(f) ~= "function" then error("events.thread: function expected, got " .. type(f), 2) end
   local S = cur
   local co = S.trace:adopt(create(f))   -- a thread started for an operation works for it too
-  local rec = { co = co, S = S, token = 0, waiting = false }
+  local rec = { co, S, 0, false, false, false, false, false, false, false, false }   -- C.REC
   S.recs[co] = rec
   S.count = S.count + 1
   make_ready(S, rec)
@@ -225,17 +239,17 @@ function api.wait_socket(raw, dir, deadline)
   end
   map[raw] = rec
   S.nsock = S.nsock + 1
-  rec.sock, rec.dir = raw, dir
+  rec[SOCK], rec[DIR] = raw, dir
   -- the simulator wakes a thread when its socket becomes readable: one already ready (or a
   -- writer: the simulator's writes never block) is ready at once, as the loop's poll finds it
   if S.direct and (dir == "w" or raw:readable()) then
-    rec.waiting = true
-    wake_with(rec, rec.token, READY)
+    rec[WAITING] = true
+    wake_with(rec, rec[TOKEN], READY)
     yield(SUSPEND)
-    return rec.wake_args[1] == "ready"
+    return rec[WAKE_ARGS][1] == "ready"
   end
   suspend(rec, deadline)
-  return rec.wake_args[1] == "ready"
+  return rec[WAKE_ARGS][1] == "ready"
 end
 
 -- A socket is being closed: the thread waiting on it (if any; only readers when dir is "r")
@@ -243,19 +257,19 @@ end
 function api.cancel_socket(raw, dir)
   local S = cur
   local rec = S.readers[raw]
-  if rec then wake_with(rec, rec.token, CLOSED) end
+  if rec then wake_with(rec, rec[TOKEN], CLOSED) end
   if dir ~= "r" then
     rec = S.writers[raw]
-    if rec then wake_with(rec, rec.token, CLOSED) end
+    if rec then wake_with(rec, rec[TOKEN], CLOSED) end
   end
 end
 
 function api.kill(co)
   local S = cur
   local rec = S.recs[co]
-  if not rec or rec.dead then return false end
-  rec.dead = true
-  rec.waiting = false
+  if not rec or rec[DEAD] then return false end
+  rec[DEAD] = true
+  rec[WAITING] = false
   drop_socket_wait(S, rec)
   forget_timer(S, rec)
   S.recs[co] = nil
@@ -268,7 +282,7 @@ local function status(co)
   local rec = cur.recs[co]
   if not rec then return "dead" end
   if running() == co then return "running" end
-  if rec.waiting then return "waiting" end
+  if rec[WAITING] then return "waiting" end
   return costatus(co) == "dead" and "dead" or "ready"
 end
 api.status = status
@@ -286,26 +300,26 @@ end
 
 -- the loop ---------------------------------------------------------------------------------
 local function step(rec)
-  if rec.dead then return end
-  local S = rec.S
-  local co = rec.co
-  local args = rec.wake_args   -- read by the thread right after its suspend() returns
+  if rec[DEAD] then return end
+  local S = rec[STATE]
+  local co = rec[CO]
+  local args = rec[WAKE_ARGS]   -- read by the thread right after its suspend() returns
   local ok, what
   if args then ok, what = resume(co, unpack(args, 1, args.n)) else ok, what = resume(co) end
   if not ok then
-    rec.dead = true
+    rec[DEAD] = true
     S.recs[co] = nil
     S.count = S.count - 1
     S.M.on_error(co, what)
     return
   end
-  if costatus(co) == "dead" and not rec.dead then
-    rec.dead = true
+  if costatus(co) == "dead" and not rec[DEAD] then
+    rec[DEAD] = true
     S.recs[co] = nil
     S.count = S.count - 1
   end
   -- SUSPEND: the thread registered its wake-up; plain yield: api.yield queued it already
-  if what ~= SUSPEND and what ~= KILLED and not rec.dead and not rec.waiting then
+  if what ~= SUSPEND and what ~= KILLED and not rec[DEAD] and not rec[WAITING] then
     make_ready(S, rec)
   end
 end
@@ -325,21 +339,21 @@ C.run_round = run_round
 
 -- The kernel pops rec's deadline: true to run the thread (it timed out).
 function C.fire_deadline(rec, token)
-  local S = rec.S
-  rec.timed = nil   -- this entry is gone
+  local S = rec[STATE]
+  rec[TIMED] = false   -- this entry is gone
   S.ntimed = S.ntimed - 1
-  if not rec.waiting or rec.token ~= token or rec.dead then return false end
-  rec.waiting = false
-  rec.token = rec.token + 1
+  if not rec[WAITING] or rec[TOKEN] ~= token or rec[DEAD] then return false end
+  rec[WAITING] = false
+  rec[TOKEN] = rec[TOKEN] + 1
   drop_socket_wait(S, rec)
-  rec.wake_args = TIMEOUT
+  rec[WAKE_ARGS] = TIMEOUT
   return true
 end
 
 -- a socket of the node S became readable (a message arrived, the peer closed): its thread is ready
 function C.socket_ready(S, raw)
   local rec = S.readers[raw]
-  if rec then wake_with(rec, rec.token, READY) end
+  if rec then wake_with(rec, rec[TOKEN], READY) end
 end
 
 -- M.on_idle(): called once, the first time the loop has nothing to run and is about to block

@@ -11,7 +11,7 @@ API given to student code (through splaylab.events, SPLAY's):
                                   after the unlock)
 Runtime side: locks.attach(events, {current, suspend, wake}) - splaylab.events hands over its
   scheduler: current() -> the running thread's record (nil outside a thread), suspend(rec,
-  deadline) and wake(rec, token, ...) -> bool (rec.token, rec.wake_args as events keeps them).
+  deadline) and wake(rec, token, ...) -> bool (its record's token and wake-up values: events_core.REC).
 unlock hands the slot to the first waiter still waiting, in arrival order (FIFO); a waiter
 whose timeout passed leaves the queue. An unlock with no slot taken does nothing.
 Limits: lock outside an events thread raises when it would block (nothing could wake it); no
@@ -25,9 +25,11 @@ local M = { _NAME = "splaylab.events_locks", _VERSION = "0.1" }
 local ipairs, error, tonumber, select, unpack = ipairs, error, tonumber, select, unpack
 
 local events, current, suspend, wake   -- splaylab.events and its scheduler (M.attach)
+local TOKEN, WAKE_ARGS                 -- a thread's record's slots (the scheduler's REC)
 
 function M.attach(ev, core)
   events, current, suspend, wake = ev, core.current, core.suspend, core.wake
+  TOKEN, WAKE_ARGS = core.REC.TOKEN, core.REC.WAKE_ARGS
 end
 
 function M.semaphore(max)
@@ -38,10 +40,10 @@ function M.semaphore(max)
     if sem.free > 0 then sem.free = sem.free - 1; return true end
     local rec = current()
     if not rec then error("events.semaphore: lock would block outside an events thread", 2) end
-    local entry = { rec, rec.token }
+    local entry = { rec, rec[TOKEN] }
     sem.queue[#sem.queue + 1] = entry
     suspend(rec, tonumber(timeout) and platform.now() + tonumber(timeout))
-    if rec.wake_args[1] == true then return true end   -- handed over by unlock
+    if rec[WAKE_ARGS][1] == true then return true end   -- handed over by unlock
     for i, e in ipairs(sem.queue) do if e == entry then table.remove(sem.queue, i); break end end
     return false
   end

@@ -15,6 +15,7 @@ local ipairs = ipairs
 local heap = require "splaylab.heap"
 local wake_with, run_round, idle, thread = core.wake_with, core.run_round, core.idle, core.api.thread
 local READY, TIMEOUT = core.READY, core.TIMEOUT
+local TOKEN, TIMED = core.REC.TOKEN, core.REC.TIMED   -- a thread's record's slots
 local NONE = {}   -- an empty list, never written: "nothing ready" without a new table
 
 local function fire_timers(S, now)
@@ -22,7 +23,7 @@ local function fire_timers(S, now)
   while timers[1] and timers[1][1] <= now do
     local t = heap.pop(timers)
     local rec = t[4]
-    rec.timed = nil   -- this entry is gone
+    rec[TIMED] = false   -- this entry is gone
     S.ntimed = S.ntimed - 1
     wake_with(rec, t[5], TIMEOUT)
   end
@@ -40,12 +41,12 @@ local function poll_sockets(S, timeout)
       leave_requested = true
     else
       local rec = readers[s]
-      if rec then wake_with(rec, rec.token, READY) end
+      if rec then wake_with(rec, rec[TOKEN], READY) end
     end
   end
   for _, s in ipairs(ww or NONE) do
     local rec = writers[s]
-    if rec then wake_with(rec, rec.token, READY) end
+    if rec then wake_with(rec, rec[TOKEN], READY) end
   end
   -- after the wake-ups: a handler then runs in the same round as the data that arrived
   if leave_requested then S.leave.requests(leave_signal:received()) end

@@ -20,10 +20,12 @@ local M = { _NAME = "splaylab.events_named", _VERSION = "0.1" }
 local type, ipairs, error, tonumber, unpack = type, ipairs, error, tonumber, unpack
 
 local events, current, suspend, wake   -- splaylab.events and its scheduler (M.attach)
+local TOKEN, WAKE_ARGS                 -- a thread's record's slots (the scheduler's REC)
 local waiters = {}                     -- event name -> list of {rec, token}
 
 function M.attach(ev, core)
   events, current, suspend, wake = ev, core.current, core.suspend, core.wake
+  TOKEN, WAKE_ARGS = core.REC.TOKEN, core.REC.WAKE_ARGS
 end
 
 function M.reset() waiters = {} end
@@ -66,10 +68,10 @@ function M.wait(name, timeout)
   if not rec then error("events.wait: only inside an events thread", 2) end
   local list = waiters[name]
   if not list then list = {}; waiters[name] = list end
-  list[#list + 1] = { rec, rec.token }
+  list[#list + 1] = { rec, rec[TOKEN] }
   local deadline = timeout and tonumber(timeout) and platform.now() + tonumber(timeout)
   suspend(rec, deadline)
-  local args = rec.wake_args
+  local args = rec[WAKE_ARGS]
   if args[1] ~= true then
     -- timed out: forget our entry
     local l = waiters[name]

@@ -12,7 +12,7 @@ endless round of the loop. The node's coroutine, in events.run, waits (wait) for
 or for nothing to be left (no thread ready, sleeping or waiting on a socket), as the live loop ends.
 
 One set of functions for every node (splaylab.events_core): a thread's record names its node's
-state (rec.S), and the kernel's events enter that node (events_core.use) before its threads run.
+state (its STATE slot), and the kernel's events enter that node (events_core.use) before its threads run.
 A thread made ready outside a turn is posted to the kernel (events_core's make_ready, which
 counts it in S.queued); a timeout due now within a turn is the turn's (events_core's suspend,
 S.due_rec).
@@ -32,6 +32,7 @@ local M = { _NAME = "splaylab.events_sim", _VERSION = "0.2" }
 local step, wake_with, run_round, idle, fire_deadline, use =
   core.step, core.wake_with, core.run_round, core.idle, core.fire_deadline, core.use
 local TIMEOUT = core.TIMEOUT
+local STATE = core.REC.STATE   -- a thread's record's slot: its node's state
 
 -- nothing left to run: the loop parked in events.run ends, as the live loop does
 local function check_end(S)
@@ -55,14 +56,14 @@ local function run_turn(S, rec)
 end
 
 function M.run_ready(rec)
-  local S = rec.S
+  local S = rec[STATE]
   use(S)
   S.queued = S.queued - 1
   run_turn(S, rec)
 end
 
 function M.run_deadline(rec, token)
-  local S = rec.S
+  local S = rec[STATE]
   use(S)
   if fire_deadline(rec, token) then run_turn(S, rec) else check_end(S) end
 end

@@ -27,6 +27,9 @@ the node (from a thread: once the thread's turn is over).
 ]]
 local vnet = require "splaylab.sim.vnet"
 local agenda = require "splaylab.sim.agenda"
+-- a thread's record's slots (events_core.REC): its node's state, wake-up token, deadline entry
+local REC = require("splaylab.events_core").REC
+local STATE, TOKEN, DEADLINE = REC.STATE, REC.TOKEN, REC.DEADLINE
 
 local M = { _NAME = "splaylab.sim.kernel", _VERSION = "0.1" }
 
@@ -89,12 +92,12 @@ end
 
 -- What every node's platform and scheduler share, one set per kernel (what a call touches of
 -- a node is then its state, not closures of its own: events_core's header). A thread's node is
--- its events state's (rec.S.node, set by sched.attach).
+-- its events state's (rec[STATE].node, set by sched.attach).
 local function shared_platform(kernel)
   local f = {}
   function f.now() return kernel.now end
   function f.ready(rec)
-    local node = rec.S.node
+    local node = rec[STATE].node
     kernel:_post(kernel.now, node.run_ready, node, rec)
   end
   -- the thread's one deadline entry, queued again (Kernel:_timer)
@@ -102,17 +105,17 @@ local function shared_platform(kernel)
     if t < kernel.now then t = kernel.now end
     local seq = kernel.seq + 1
     kernel.seq = seq
-    local e = rec.deadline
+    local e = rec[DEADLINE]
     if not e then
-      local node = rec.S.node
+      local node = rec[STATE].node
       e = { t, seq, false, node.run_deadline, node, rec, 0 }
-      rec.deadline = e
+      rec[DEADLINE] = e
     end
-    e[7] = rec.token
+    e[7] = rec[TOKEN]
     kernel:_timer(e, t, seq)
   end
   function f.cancel(rec)
-    local e = rec.deadline
+    local e = rec[DEADLINE]
     if e then kernel:_untimer(e) end
   end
   return f
