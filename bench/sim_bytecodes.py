@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sandbox"))
 sys.path.insert(0, str(ROOT / "bench"))
-import simulate  # noqa: E402
 import sim_scale  # noqa: E402
 
 
@@ -42,13 +40,7 @@ def main() -> int:
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="sim-bytecodes-") as tmp:
         folder = Path(tmp)
-        job = simulate.SimJob(app=sim_scale.chord_app(args.nodes, folder), nodes=args.nodes, time=args.time,
-                              seed=args.seed, max_wall=99999, max_cpu=99999, list_size=1)
-        # writes sim.json and the node directories, runs nothing (cancelled before the start)
-        simulate.simulate(job, lambda *a: None, None, workdir=folder / "w", keep=True, cancel=lambda: True)
-        nodes_dir = folder / "w" / "nodes"   # sim.lua makes each node's directory itself
-        shutil.rmtree(nodes_dir)
-        nodes_dir.mkdir()
+        sim_scale.chord_run_dir(args.nodes, args.time, args.seed, folder, folder / "w")
         report = folder / "counts.tsv"
         env = {"BYTECODE_OUT": str(report), "ALLOC_OUT": str(report), "LUA_PATH": f"{ROOT / 'bench' / 'lua'}/?.lua;;",
                "PATH": "/usr/bin:/bin"}

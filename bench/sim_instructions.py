@@ -40,7 +40,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "sandbox"))
 sys.path.insert(0, str(ROOT / "bench"))
-import simulate  # noqa: E402
 import sim_scale  # noqa: E402
 
 BASE = Path(tempfile.gettempdir()) / "splaylab-sim-instructions"   # fixed: see the docstring
@@ -72,20 +71,14 @@ def write_job(base: Path, nodes: int, time: float, seed: int) -> Path:
     """sim.json and its files in base/run (the run's own directory, the same for every run)."""
     run = base / "run"
     shutil.rmtree(run, ignore_errors=True)
-    run.mkdir(parents=True)
-    job = simulate.SimJob(app=sim_scale.chord_app(nodes, base), nodes=nodes, time=time, seed=seed,
-                          max_wall=99999, max_cpu=99999, list_size=1)
-    # writes sim.json and the node directories, runs nothing (cancelled before the start)
-    simulate.simulate(job, lambda *a: None, None, workdir=run, keep=True, cancel=lambda: True)
-    return run
+    return sim_scale.chord_run_dir(nodes, time, seed, base, run)
 
 
 def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool) -> dict:
     tree = run.parent / "tree"
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(sandbox, tree / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "tests", "spec"))
-    shutil.rmtree(run / "nodes")
-    (run / "nodes").mkdir()   # sim.lua makes each node's directory itself
+    sim_scale.empty_nodes_dir(run)
     argv = ["valgrind", "--tool=cachegrind", "--trace-children=yes", f"--cache-sim={'yes' if cache else 'no'}",
             f"--LL={LL}", "--cachegrind-out-file=/dev/null", "setarch", "x86_64", "-R", "luajit",
             str(tree / "sandbox" / "sim.lua"), "sim.json"]

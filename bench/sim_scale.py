@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
 import tempfile
@@ -46,6 +47,23 @@ def chord_app(nodes: int, folder: Path) -> Path:
     app.write_text(src.replace(TIMELINE, f"PERIOD, STEADY_PERIOD, JOIN_GAP, SETTLE, WINDOW, LOOKUPS = "
                                          f"1, 5, {200 / nodes!r}, 200, 150, 2"))
     return app
+
+
+def chord_run_dir(nodes: int, time: float, seed: int, folder: Path, run: Path) -> Path:
+    """The Chord's sim.json and files in `run`, nothing run: for sim.lua started by hand
+    (bench/sim_bytecodes.py, bench/sim_instructions.py). Returns `run`."""
+    job = simulate.SimJob(app=chord_app(nodes, folder), nodes=nodes, time=time, seed=seed,
+                          max_wall=99999, max_cpu=99999, list_size=1)
+    # writes sim.json and the node directories, runs nothing (cancelled before the start)
+    simulate.simulate(job, lambda *a: None, None, workdir=run, keep=True, cancel=lambda: True)
+    empty_nodes_dir(run)
+    return run
+
+
+def empty_nodes_dir(run: Path) -> None:
+    """sim.lua makes each node's directory itself: nodes/ must be empty before each run."""
+    shutil.rmtree(run / "nodes")
+    (run / "nodes").mkdir()
 
 
 def cyclon_app(folder: Path) -> Path:
