@@ -68,6 +68,7 @@ M.periodic, M.fire, M.wait = named.periodic, named.fire, named.wait
 M.semaphore, M.lock, M.synchronize = locks.semaphore, locks.lock, locks.synchronize
 
 -- the simulator's kernel runs the threads (splaylab.events_sim)
-if S.sched then S.sched.attach(S, require "splaylab.events_sim") end
+local sched = S[core.ST.SCHED]
+if sched then sched.attach(S, require "splaylab.events_sim") end
 
 return M

@@ -21,7 +21,7 @@ Nothing here is reachable from student code but the API functions themselves.
 
 Runtime side only: splaylab.events (C.state, C.api, C.scheduler), splaylab.events_loop (the
 loop: api.run), splaylab.events_sim (the rest of C's fields it reads); C.state_of(events module)
-for a node's other modules that keep their state in its table (splaylab.rpc: S.rpc), and
+for a node's other modules that keep their state in its table (splaylab.rpc: its RPC slot), and
 C.current_state() for their shared functions, as the API's (`cur`). The API and the loop's
 rules: splaylab.events' header.
 ]]
@@ -58,25 +58,37 @@ local cur   -- the state of the node whose code runs (see the header)
 -- state to keep theirs in (a module of the runtime, never reached from student code)
 local state_of_module = setmetatable({}, { __mode = "k" })
 
---- A node's state: M its events module (its hooks on_error, on_exit, on_idle and settings),
---- and the node's own platform, trace, events_leave and events_named. Becomes the current one.
+-- A node's state: an array too, each field at a fixed slot (C.ST names them for events_loop,
+-- events_sim, the kernel and the rpc modules), the ones every simulated event reads first, so
+-- that they share the array's first cache lines (where a hash part of 32 slots spread them over
+-- twelve: docs/simulation.md, fifteenth session).
+local S_IN_TURN, S_QUEUED, S_READY, S_EXITING, S_NSOCK, S_NTIMED, S_SCHED, S_DIRECT, S_DUE_REC,
+  S_DUE_TOKEN, S_READERS, S_RECS, S_NODE, S_RPC, S_PLATFORM, S_COUNT, S_WRITERS, S_URPC, S_SPARE,
+  S_M, S_TRACE, S_LEAVE, S_NAMED, S_TIMERS, S_LOOPING, S_IDLE_DONE, S_TIMER_SEQ =
+  1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27
+--   IN_TURN one of the node's threads runs (simulator: a turn, splaylab.events_sim); QUEUED its
+--   ready events posted to the kernel, not run yet; READY, SPARE the records to resume next
+--   round, in order, and the round being run; EXITING events.exit was called; NSOCK, COUNT,
+--   NTIMED its threads waiting on a socket, alive, with a deadline; SCHED the simulator's kernel
+--   (false live: it runs the threads itself); DIRECT the kernel runs the threads now (the loop
+--   started); DUE_REC, DUE_TOKEN threads that slept until now, in this turn; READERS, WRITERS raw
+--   socket -> record; RECS coroutine -> record (C.REC); NODE the kernel's record of the node
+--   (kernel: sched.attach); RPC, URPC the state of splay.rpc and splay.urpc (splaylab.rpc_core,
+--   urpc_core); PLATFORM, M (its events module: hooks on_error, on_exit, on_idle), TRACE, LEAVE,
+--   NAMED the node's modules; TIMERS the live loop's splaylab.heap of {when, seq, pos, rec, token}
+--   (one entry per record); LOOPING events.run runs; IDLE_DONE on_idle was called; TIMER_SEQ
+--   the timers' last sequence number
+C.ST = { IN_TURN = S_IN_TURN, QUEUED = S_QUEUED, READY = S_READY, EXITING = S_EXITING, NSOCK = S_NSOCK,
+  NTIMED = S_NTIMED, SCHED = S_SCHED, DIRECT = S_DIRECT, DUE_REC = S_DUE_REC, DUE_TOKEN = S_DUE_TOKEN,
+  READERS = S_READERS, RECS = S_RECS, NODE = S_NODE, RPC = S_RPC, PLATFORM = S_PLATFORM, COUNT = S_COUNT,
+  WRITERS = S_WRITERS, URPC = S_URPC, SPARE = S_SPARE, M = S_M, TRACE = S_TRACE, LEAVE = S_LEAVE,
+  NAMED = S_NAMED, TIMERS = S_TIMERS, LOOPING = S_LOOPING, IDLE_DONE = S_IDLE_DONE, TIMER_SEQ = S_TIMER_SEQ }
+
+--- A node's state (C.ST): M its events module, and the node's own platform, trace,
+--- events_leave and events_named. Becomes the current one.
 function C.state(M, platform, trace, leave, named)
-  local S = {
-    M = M, platform = platform, trace = trace, leave = leave, named = named,
-    sched = platform.scheduler,   -- the simulator's kernel (nil live): it runs the threads itself
-    recs = {},                    -- coroutine -> its thread's record (C.REC)
-    ready = {}, spare = {},       -- records to resume next round, in order; the round being run
-    timers = {},                  -- splaylab.heap of {when, seq, pos, rec, token}: one entry per rec
-    readers = {}, writers = {},   -- raw socket -> record
-    nsock = 0, count = 0, ntimed = 0,   -- threads waiting on a socket, alive, with a deadline
-    looping = false, exiting = false, idle_done = false,
-    direct = false,               -- simulator: the kernel runs the threads now (the loop started)
-    timer_seq = 0,
-    -- the simulator's turns (splaylab.events_sim)
-    queued = 0,                   -- ready events posted to the kernel, not run yet
-    in_turn = false,              -- one of this node's threads runs
-    due_rec = {}, due_token = {}, -- threads that slept until now, in this turn
-  }
+  local S = { false, 0, {}, false, 0, 0, platform.scheduler or false, false, {}, {}, {}, {}, false, false,
+    platform, 0, {}, false, {}, M, trace, leave, named, {}, false, false, 0 }   -- C.ST's order
   cur = S
   state_of_module[M] = S
   return S
@@ -99,20 +111,20 @@ function C.current_state() return cur end
 local function forget_timer(S, rec)
   if rec[TIMED] then
     rec[TIMED] = false
-    S.ntimed = S.ntimed - 1
-    local sched = S.sched
-    if sched then sched.cancel(rec) else heap.remove(S.timers, rec[TIMER]) end
+    S[S_NTIMED] = S[S_NTIMED] - 1
+    local sched = S[S_SCHED]
+    if sched then sched.cancel(rec) else heap.remove(S[S_TIMERS], rec[TIMER]) end
   end
 end
 
 -- A thread is ready. In the simulator, once the loop runs, outside a turn of this node's
 -- threads: an event of the kernel's queue (events_sim); else the next round's.
 local function make_ready(S, rec)
-  if S.direct and not S.in_turn then
-    S.queued = S.queued + 1
-    S.sched.ready(rec)
+  if S[S_DIRECT] and not S[S_IN_TURN] then
+    S[S_QUEUED] = S[S_QUEUED] + 1
+    S[S_SCHED].ready(rec)
   else
-    local ready = S.ready
+    local ready = S[S_READY]
     ready[#ready + 1] = rec
   end
 end
@@ -121,14 +133,14 @@ C.make_ready = make_ready
 -- threads ----------------------------------------------------------------------------------
 local function current(S)
   local co = running()
-  return co and S.recs[co]
+  return co and S[S_RECS][co]
 end
 
 local function drop_socket_wait(S, rec)
   local sock = rec[SOCK]
   if sock then
-    local map = rec[DIR] == "r" and S.readers or S.writers
-    if map[sock] == rec then map[sock] = nil; S.nsock = S.nsock - 1 end
+    local map = rec[DIR] == "r" and S[S_READERS] or S[S_WRITERS]
+    if map[sock] == rec then map[sock] = nil; S[S_NSOCK] = S[S_NSOCK] - 1 end
     rec[SOCK] = false
   end
 end
@@ -157,28 +169,28 @@ local function suspend(rec, deadline)
   rec[WAITING] = true
   if deadline then
     local S = rec[STATE]
-    if S.in_turn and deadline <= S.platform.now() then
+    if S[S_IN_TURN] and deadline <= S[S_PLATFORM].now() then
       -- in simulation a timeout due now is the turn's own (events_sim.run_turn takes it)
-      local due_rec = S.due_rec
+      local due_rec = S[S_DUE_REC]
       local n = #due_rec + 1
-      due_rec[n], S.due_token[n] = rec, rec[TOKEN]
+      due_rec[n], S[S_DUE_TOKEN][n] = rec, rec[TOKEN]
     else
-      local sched = S.sched
+      local sched = S[S_SCHED]
       if sched then
         sched.deadline(rec, deadline)
       else
-        local seq = S.timer_seq + 1
-        S.timer_seq = seq
+        local seq = S[S_TIMER_SEQ] + 1
+        S[S_TIMER_SEQ] = seq
         local e = rec[TIMER]
         if not e then
           e = { deadline, seq, false, rec, 0 }
           rec[TIMER] = e
         end
         e[5] = rec[TOKEN]
-        heap.move(S.timers, e, deadline, seq)   -- not queued (removed or fired): pushed
+        heap.move(S[S_TIMERS], e, deadline, seq)   -- not queued (removed or fired): pushed
       end
       rec[TIMED] = true
-      S.ntimed = S.ntimed + 1
+      S[S_NTIMED] = S[S_NTIMED] + 1
     end
   end
   return yield(SUSPEND)
@@ -199,23 +211,23 @@ function api.thread(f)
   end
   if type(f) ~= "function" then error("events.thread: function expected, got " .. type(f), 2) end
   local S = cur
-  local co = S.trace:adopt(create(f))   -- a thread started for an operation works for it too
+  local co = S[S_TRACE]:adopt(create(f))   -- a thread started for an operation works for it too
   local rec = { co, S, 0, false, false, false, false, false, false, false, false }   -- C.REC
-  S.recs[co] = rec
-  S.count = S.count + 1
+  S[S_RECS][co] = rec
+  S[S_COUNT] = S[S_COUNT] + 1
   make_ready(S, rec)
   return co
 end
 
 -- Number of live threads (node.lua runs the loop after the app when this is > 0).
-function api.pending() return cur.count end
+function api.pending() return cur[S_COUNT] end
 
 function api.sleep(t)
   t = tonumber(t) or 0
   local S = cur
   local rec = current(S)
-  if not rec then return S.platform.sleep(t) end
-  suspend(rec, S.platform.now() + (t > 0 and t or 0))
+  if not rec then return S[S_PLATFORM].sleep(t) end
+  suspend(rec, S[S_PLATFORM].now() + (t > 0 and t or 0))
 end
 
 function api.yield()
@@ -228,21 +240,21 @@ function api.wait_socket(raw, dir, deadline)
   local S = cur
   local rec = current(S)
   if not rec then
-    local platform = S.platform
+    local platform = S[S_PLATFORM]
     local timeout = deadline and (deadline - platform.now()) or nil
     local r, w = platform.select(dir == "r" and { raw } or {}, dir == "w" and { raw } or {}, timeout)
     return (dir == "r" and r[1] ~= nil) or (dir == "w" and w[1] ~= nil)
   end
-  local map = dir == "r" and S.readers or S.writers
+  local map = dir == "r" and S[S_READERS] or S[S_WRITERS]
   if map[raw] and map[raw] ~= rec then
     error("events: two threads wait on the same socket", 2)
   end
   map[raw] = rec
-  S.nsock = S.nsock + 1
+  S[S_NSOCK] = S[S_NSOCK] + 1
   rec[SOCK], rec[DIR] = raw, dir
   -- the simulator wakes a thread when its socket becomes readable: one already ready (or a
   -- writer: the simulator's writes never block) is ready at once, as the loop's poll finds it
-  if S.direct and (dir == "w" or raw:readable()) then
+  if S[S_DIRECT] and (dir == "w" or raw:readable()) then
     rec[WAITING] = true
     wake_with(rec, rec[TOKEN], READY)
     yield(SUSPEND)
@@ -256,30 +268,30 @@ end
 -- wakes as "not ready".
 function api.cancel_socket(raw, dir)
   local S = cur
-  local rec = S.readers[raw]
+  local rec = S[S_READERS][raw]
   if rec then wake_with(rec, rec[TOKEN], CLOSED) end
   if dir ~= "r" then
-    rec = S.writers[raw]
+    rec = S[S_WRITERS][raw]
     if rec then wake_with(rec, rec[TOKEN], CLOSED) end
   end
 end
 
 function api.kill(co)
   local S = cur
-  local rec = S.recs[co]
+  local rec = S[S_RECS][co]
   if not rec or rec[DEAD] then return false end
   rec[DEAD] = true
   rec[WAITING] = false
   drop_socket_wait(S, rec)
   forget_timer(S, rec)
-  S.recs[co] = nil
-  S.count = S.count - 1
+  S[S_RECS][co] = nil
+  S[S_COUNT] = S[S_COUNT] - 1
   if running() == co then yield(KILLED) end
   return true
 end
 
 local function status(co)
-  local rec = cur.recs[co]
+  local rec = cur[S_RECS][co]
   if not rec then return "dead" end
   if running() == co then return "running" end
   if rec[WAITING] then return "waiting" end
@@ -293,8 +305,8 @@ function api.dead(co) return status(co) == "dead" end
 -- does (specs), the loop stops and forgets every thread.
 function api.exit()
   local S = cur
-  S.exiting = true
-  S.M.on_exit()
+  S[S_EXITING] = true
+  S[S_M].on_exit()
   if current(S) then yield(KILLED) end
 end
 
@@ -308,15 +320,15 @@ local function step(rec)
   if args then ok, what = resume(co, unpack(args, 1, args.n)) else ok, what = resume(co) end
   if not ok then
     rec[DEAD] = true
-    S.recs[co] = nil
-    S.count = S.count - 1
-    S.M.on_error(co, what)
+    S[S_RECS][co] = nil
+    S[S_COUNT] = S[S_COUNT] - 1
+    S[S_M].on_error(co, what)
     return
   end
   if costatus(co) == "dead" and not rec[DEAD] then
     rec[DEAD] = true
-    S.recs[co] = nil
-    S.count = S.count - 1
+    S[S_RECS][co] = nil
+    S[S_COUNT] = S[S_COUNT] - 1
   end
   -- SUSPEND: the thread registered its wake-up; plain yield: api.yield queued it already
   if what ~= SUSPEND and what ~= KILLED and not rec[DEAD] and not rec[WAITING] then
@@ -327,11 +339,11 @@ C.step = step
 
 -- The ready threads, in order; two arrays in turn: threads made ready by this round go to the other.
 local function run_round(S)
-  local batch = S.ready
-  S.ready, S.spare = S.spare, batch
+  local batch = S[S_READY]
+  S[S_READY], S[S_SPARE] = S[S_SPARE], batch
   for _, rec in ipairs(batch) do
     step(rec)
-    if S.exiting then break end
+    if S[S_EXITING] then break end
   end
   for i = #batch, 1, -1 do batch[i] = nil end
 end
@@ -341,7 +353,7 @@ C.run_round = run_round
 function C.fire_deadline(rec, token)
   local S = rec[STATE]
   rec[TIMED] = false   -- this entry is gone
-  S.ntimed = S.ntimed - 1
+  S[S_NTIMED] = S[S_NTIMED] - 1
   if not rec[WAITING] or rec[TOKEN] ~= token or rec[DEAD] then return false end
   rec[WAITING] = false
   rec[TOKEN] = rec[TOKEN] + 1
@@ -352,16 +364,16 @@ end
 
 -- a socket of the node S became readable (a message arrived, the peer closed): its thread is ready
 function C.socket_ready(S, raw)
-  local rec = S.readers[raw]
+  local rec = S[S_READERS][raw]
   if rec then wake_with(rec, rec[TOKEN], READY) end
 end
 
 -- M.on_idle(): called once, the first time the loop has nothing to run and is about to block
 -- (node.lua: a full garbage collection once the app has set itself up).
 local function idle(S)
-  if S.idle_done then return end
-  S.idle_done = true
-  local on_idle = S.M.on_idle
+  if S[S_IDLE_DONE] then return end
+  S[S_IDLE_DONE] = true
+  local on_idle = S[S_M].on_idle
   if on_idle then on_idle() end
 end
 C.idle = idle

@@ -14,8 +14,8 @@ or for nothing to be left (no thread ready, sleeping or waiting on a socket), as
 One set of functions for every node (splaylab.events_core): a thread's record names its node's
 state (its STATE slot), and the kernel's events enter that node (events_core.use) before its threads run.
 A thread made ready outside a turn is posted to the kernel (events_core's make_ready, which
-counts it in S.queued); a timeout due now within a turn is the turn's (events_core's suspend,
-S.due_rec).
+counts it in the state's QUEUED slot); a timeout due now within a turn is the turn's (events_core's suspend,
+DUE_REC).
 
 Runtime side only (splaylab.events, when platform.scheduler is set):
   sched.attach(S, sim)         the node's state and these functions, for the kernel:
@@ -33,17 +33,22 @@ local step, wake_with, run_round, idle, fire_deadline, use =
   core.step, core.wake_with, core.run_round, core.idle, core.fire_deadline, core.use
 local TIMEOUT = core.TIMEOUT
 local STATE = core.REC.STATE   -- a thread's record's slot: its node's state
+local ST = core.ST   -- a node's state's slots
+local S_DUE_REC, S_DUE_TOKEN, S_EXITING, S_IN_TURN, S_LEAVE, S_NSOCK, S_NTIMED, S_PLATFORM,
+  S_QUEUED, S_READY, S_SCHED =
+  ST.DUE_REC, ST.DUE_TOKEN, ST.EXITING, ST.IN_TURN, ST.LEAVE, ST.NSOCK, ST.NTIMED, ST.PLATFORM,
+  ST.QUEUED, ST.READY, ST.SCHED
 
 -- nothing left to run: the loop parked in events.run ends, as the live loop does
 local function check_end(S)
-  if S.exiting or (S.queued == 0 and S.nsock == 0 and S.ntimed == 0) then S.sched.unpark() end
+  if S[S_EXITING] or (S[S_QUEUED] == 0 and S[S_NSOCK] == 0 and S[S_NTIMED] == 0) then S[S_SCHED].unpark() end
 end
 
 local function run_turn(S, rec)
-  S.in_turn = true
+  S[S_IN_TURN] = true
   step(rec)
-  local due_rec, due_token = S.due_rec, S.due_token
-  while (S.ready[1] or due_rec[1]) and not S.exiting do
+  local due_rec, due_token = S[S_DUE_REC], S[S_DUE_TOKEN]
+  while (S[S_READY][1] or due_rec[1]) and not S[S_EXITING] do
     for i = 1, #due_rec do   -- the live loop's fire_timers: due timeouts first
       local r, token = due_rec[i], due_token[i]
       due_rec[i], due_token[i] = nil, nil
@@ -51,14 +56,14 @@ local function run_turn(S, rec)
     end
     run_round(S)
   end
-  S.in_turn = false
+  S[S_IN_TURN] = false
   check_end(S)
 end
 
 function M.run_ready(rec)
   local S = rec[STATE]
   use(S)
-  S.queued = S.queued - 1
+  S[S_QUEUED] = S[S_QUEUED] - 1
   run_turn(S, rec)
 end
 
@@ -74,13 +79,13 @@ M.use = use
 -- events.run's wait: a leave request, or nothing left (no thread ready, sleeping or waiting on
 -- a socket); idle before it first blocks
 function core.sim_wait(S)
-  local signal = S.platform.leave_signal()
-  while not S.exiting and (S.queued > 0 or S.nsock > 0 or S.ntimed > 0) do
+  local signal = S[S_PLATFORM].leave_signal()
+  while not S[S_EXITING] and (S[S_QUEUED] > 0 or S[S_NSOCK] > 0 or S[S_NTIMED] > 0) do
     if signal and signal:readable() then   -- also one that came before the loop ran
-      S.leave.requests(signal:received())
+      S[S_LEAVE].requests(signal:received())
     else
       idle(S)
-      S.sched.park(signal)
+      S[S_SCHED].park(signal)
     end
   end
 end

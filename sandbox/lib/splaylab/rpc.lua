@@ -35,7 +35,7 @@ local M = { _NAME = "splaylab.rpc", _VERSION = "0.2",
 -- The functions are splaylab.rpc_core's, one set for every node (in the simulator); this node's
 -- state, in its events state (runtime side, out of the app's reach):
 local conn = require "splaylab.rpc_conn"
-events_core.state_of(require "splaylab.events").rpc = {
+events_core.state_of(require "splaylab.events")[events_core.ST.RPC] = {
   M = M, conn = conn, socket = require "splaylab.socket", llenc = require "splaylab.llenc",
   net = require "splaylab.net", benc = require "splaylab.benc", platform = require "splaylab.platform",
   trace = require "splaylab.trace", log = require("splaylab.log").new(1, "[splay.rpc]"),

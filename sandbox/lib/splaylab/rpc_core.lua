@@ -1,7 +1,7 @@
 --[[
 splaylab.rpc_core - splay.rpc's functions (splaylab.rpc's header says what they do), one set for
 every node of a simulation (splaylab.sim.world's PROCESS_WIDE), as splaylab.events_core's. A node's
-rpc state is a table in its events state (S.rpc, made by splaylab.rpc): its module table M (the
+rpc state is a table in its events state (its RPC slot, made by splaylab.rpc): its module table M (the
 app's splay.rpc: its settings, which the app may change), its socket, llenc, net, benc, trace,
 logger and connection pool (splaylab.rpc_conn). Every function here runs in a node's code (a
 call of its app, a request its server's thread serves), so it reads the state of the node whose
@@ -26,7 +26,8 @@ local gmatch, find = string.gmatch, string.find
 local current_state = events_core.current_state
 
 -- the node whose code runs: its rpc state
-local function here() return current_state().rpc end
+local S_RPC = events_core.ST.RPC   -- its slot in a node's events state
+local function here() return current_state()[S_RPC] end
 
 -- pcall's status, then its other values in one table and their count
 local function results(ok, ...) return ok, { ... }, select("#", ...) end

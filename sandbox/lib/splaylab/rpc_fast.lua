@@ -65,7 +65,8 @@ local function context(node)
   return F
 end
 -- the node whose code runs
-local function here() return context(current_state().node) end
+local S_NODE = events_core.ST.NODE   -- the slot of a node's events state that names the node
+local function here() return context(current_state()[S_NODE]) end
 
 local function frame_size(n) return n + digits(n) + 1 end
 M.frame_size = frame_size

@@ -21,7 +21,7 @@ local M = { _NAME = "splaylab.urpc", _VERSION = "0.2",
 -- The functions are splaylab.urpc_core's, one set for every node (in the simulator); this node's
 -- state, in its events state (runtime side, out of the app's reach):
 local events = require "splaylab.events"
-events_core.state_of(events).urpc = {
+events_core.state_of(events)[events_core.ST.URPC] = {
   M = M, events = events, socket = require "splaylab.socket", benc = require "splaylab.benc",
   platform = require "splaylab.platform", trace = require "splaylab.trace", rpc = rpc,
   log = require("splaylab.log").new(1, "[splay.urpc]"),

@@ -1,7 +1,7 @@
 --[[
 splaylab.urpc_core - splay.urpc's functions (splaylab.urpc's header says what they do), one set
 for every node of a simulation (splaylab.sim.world's PROCESS_WIDE), as splaylab.rpc_core's. A
-node's urpc state is a table in its events state (S.urpc, made by splaylab.urpc): its module
+node's urpc state is a table in its events state (its URPC slot, made by splaylab.urpc): its module
 table M (the app's splay.urpc and its settings), its modules (events, socket, benc, platform,
 trace, rpc, a logger) and its client side (the client socket, the calls pending, their reader).
 Every function here runs in a node's code, so it reads the state of the node whose code runs.
@@ -19,7 +19,8 @@ local type, tostring, tonumber, pcall, maxn = type, tostring, tonumber, pcall, t
 local current_state = events_core.current_state
 
 -- the node whose code runs: its urpc state
-local function here() return current_state().urpc end
+local S_URPC = events_core.ST.URPC   -- its slot in a node's events state
+local function here() return current_state()[S_URPC] end
 
 local function encode_reply(U, id)
   local benc = U.benc

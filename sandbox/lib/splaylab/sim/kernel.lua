@@ -30,6 +30,8 @@ local agenda = require "splaylab.sim.agenda"
 -- a thread's record's slots (events_core.REC): its node's state, wake-up token, deadline entry
 local REC = require("splaylab.events_core").REC
 local STATE, TOKEN, DEADLINE = REC.STATE, REC.TOKEN, REC.DEADLINE
+-- the slot of a node's events state (events_core.ST) that names the node
+local S_NODE = require("splaylab.events_core").ST.NODE
 
 local M = { _NAME = "splaylab.sim.kernel", _VERSION = "0.1" }
 
@@ -92,12 +94,12 @@ end
 
 -- What every node's platform and scheduler share, one set per kernel (what a call touches of
 -- a node is then its state, not closures of its own: events_core's header). A thread's node is
--- its events state's (rec[STATE].node, set by sched.attach).
+-- its events state's (rec[STATE][S_NODE], set by sched.attach).
 local function shared_platform(kernel)
   local f = {}
   function f.now() return kernel.now end
   function f.ready(rec)
-    local node = rec[STATE].node
+    local node = rec[STATE][S_NODE]
     kernel:_post(kernel.now, node.run_ready, node, rec)
   end
   -- the thread's one deadline entry, queued again (Kernel:_timer)
@@ -107,7 +109,7 @@ local function shared_platform(kernel)
     kernel.seq = seq
     local e = rec[DEADLINE]
     if not e then
-      local node = rec[STATE].node
+      local node = rec[STATE][S_NODE]
       e = { t, seq, false, node.run_deadline, node, rec, 0 }
       rec[DEADLINE] = e
     end
@@ -164,7 +166,7 @@ local function node_platform(kernel, node)
   local sched = {}
   -- the node's events state and splaylab.events_sim's functions (shared by every node)
   function sched.attach(state, sim)
-    state.node = node
+    state[S_NODE] = node
     node.events_state, node.use_events = state, sim.use
     node.run_ready, node.run_deadline, node.socket_ready = sim.run_ready, sim.run_deadline, sim.socket_ready
   end
