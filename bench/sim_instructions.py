@@ -10,7 +10,7 @@ Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua unde
 per JIT seed and sandbox, and prints instructions in all and per event, the keys-sorted digest of
 the records (the same for every run of the same input, whatever the tree or the seed), and each
 tree's mean; with two trees, the ratio per seed and of the means. --cache also simulates the
-caches (D1 32 KB; LL 32 MB, a share of a large server's L3) and prints the data misses of each:
+caches (D1 48 KB, this VM's; LL 32 MB, a share of a large server's L3) and prints the data misses of each:
 what a node's state spread over the heap costs, which instruction counts do not show.
 
 Why seeds: LuaJIT seeds its PRNG from getrandom() and draws from it when it penalises an aborted
@@ -43,7 +43,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 import sim_scale  # noqa: E402
 
 BASE = Path(tempfile.gettempdir()) / "splaylab-sim-instructions"   # fixed: see the docstring
-LL = "33554432,16,64"
+# this VM's L1 data cache (what valgrind detects here), given so that other machines simulate the same
+D1, LL = "49152,12,64", "33554432,16,64"
 
 
 def records_digest(text: str) -> str:
@@ -80,7 +81,7 @@ def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool) ->
     shutil.copytree(sandbox, tree / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "tests", "spec"))
     sim_scale.empty_nodes_dir(run)
     argv = ["valgrind", "--tool=cachegrind", "--trace-children=yes", f"--cache-sim={'yes' if cache else 'no'}",
-            f"--LL={LL}", "--cachegrind-out-file=/dev/null", "setarch", "x86_64", "-R", "luajit",
+            f"--D1={D1}", f"--LL={LL}", "--cachegrind-out-file=/dev/null", "setarch", "x86_64", "-R", "luajit",
             str(tree / "sandbox" / "sim.lua"), "sim.json"]
     env = {"PATH": "/usr/bin:/bin", "LD_PRELOAD": str(shim), "JIT_SEED": str(jit_seed), "LANG": "C.UTF-8"}
     done = subprocess.run(argv, cwd=run, env=env, capture_output=True, text=True)
