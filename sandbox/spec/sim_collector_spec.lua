@@ -10,16 +10,17 @@ describe("sim.collector", function()
     assert.equal(150, collector.pause_for(25 * 1024, 0, 150, 1000))             -- no budget
   end)
 
-  it("by default lets a large run's garbage reach a fifth of what it keeps", function()
+  it("by default lets a large run's garbage reach two fifths of what it keeps", function()
     local mb, budget = 1024, collector.BUDGET_MB * 1024
     local function pause(kept_mb)
       return collector.pause_for(kept_mb * mb, budget, collector.MIN_PAUSE, collector.MAX_PAUSE)
     end
     assert.equal(612, pause(25))     -- a grading run: the budget
     assert.equal(150, pause(256))    -- the budget is half the heap
-    assert.equal(132, pause(400))    -- a 3,000-node Chord: still the budget
-    assert.equal(120, pause(1280))   -- a 10,000-node Chord: a fifth
-    assert.equal(120, pause(12 * 1024))
+    assert.equal(140, pause(320))    -- the budget and the floor meet
+    assert.equal(140, pause(400))    -- a 3,000-node Chord: the floor
+    assert.equal(140, pause(1024))   -- a 10,000-node Chord: two fifths
+    assert.equal(140, pause(12 * 1024))
   end)
 
   it("starts cycles earlier near the memory limit, down to 110 %, and only there", function()

@@ -1,5 +1,5 @@
 """The collector's garbage budget (splaylab.sim.collector, docs/simulation.md) changes when the
-simulator collects, never what a run does: the same run with no budget (a cycle at 120 % of what
+simulator collects, never what a run does: the same run with no budget (a cycle at 140 % of what
 the last one kept) and with a large one (up to 1000 %) gives the same records, in the same order.
 A JSON text a node encoded is compared as what it says: the order of its keys may follow the
 collector (LuaJIT's string table; docs/simulation.md "The collector's budget"), as it may
