@@ -14,8 +14,8 @@ or for nothing to be left (no thread ready, sleeping or waiting on a socket), as
 One set of functions for every node (splaylab.events_core): a thread's record names its node's
 state (its STATE slot), and the kernel's events enter that node (events_core.use) before its threads run.
 A thread made ready outside a turn is posted to the kernel (events_core's make_ready, which
-counts it in the state's QUEUED slot); a timeout due now within a turn is the turn's (events_core's suspend,
-DUE_REC).
+counts it in the state's QUEUED slot); a timeout due now within a turn is the turn's
+(events_core's suspend: the DUE_REC slot).
 
 Runtime side only (splaylab.events, when platform.scheduler is set):
   sched.attach(S, sim)         the node's state and these functions, for the kernel:
