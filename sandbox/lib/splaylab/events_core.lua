@@ -26,6 +26,7 @@ C.current_state() for their shared functions, as the API's (`cur`). The API and 
 rules: splaylab.events' header.
 ]]
 local heap = require "splaylab.heap"
+local new_table = require "table.new"   -- LuaJIT: a table with its array part sized
 
 local C = { _NAME = "splaylab.events_core", _VERSION = "0.1" }
 
@@ -87,8 +88,14 @@ C.ST = { IN_TURN = S_IN_TURN, QUEUED = S_QUEUED, READY = S_READY, EXITING = S_EX
 --- A node's state (C.ST): M its events module, and the node's own platform, trace,
 --- events_leave and events_named. Becomes the current one.
 function C.state(M, platform, trace, leave, named)
-  local S = { false, 0, {}, false, 0, 0, platform.scheduler or false, false, {}, {}, {}, {}, false, false,
-    platform, 0, {}, false, {}, M, trace, leave, named, {}, false, false, 0 }   -- C.ST's order
+  local S = new_table(S_TIMER_SEQ, 0)   -- the array at its size at once (no growth, one block)
+  S[S_IN_TURN], S[S_QUEUED], S[S_READY], S[S_EXITING] = false, 0, {}, false
+  S[S_NSOCK], S[S_NTIMED], S[S_SCHED], S[S_DIRECT] = 0, 0, platform.scheduler or false, false
+  S[S_DUE_REC], S[S_DUE_TOKEN], S[S_READERS], S[S_RECS] = {}, {}, {}, {}
+  S[S_NODE], S[S_RPC], S[S_PLATFORM], S[S_COUNT] = false, false, platform, 0
+  S[S_WRITERS], S[S_URPC], S[S_SPARE], S[S_M] = {}, false, {}, M
+  S[S_TRACE], S[S_LEAVE], S[S_NAMED], S[S_TIMERS] = trace, leave, named, {}
+  S[S_LOOPING], S[S_IDLE_DONE], S[S_TIMER_SEQ] = false, false, 0
   cur = S
   state_of_module[M] = S
   return S
