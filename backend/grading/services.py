@@ -186,8 +186,10 @@ def submission_create(*, assignment: Assignment, student: User, source: str) -> 
             assignment=assignment, student=student, source=source,
             sha256=hashlib.sha256(source.encode("utf-8")).hexdigest(),
             late_days=late_days, penalty_percent=penalty)
-        transaction.on_commit(lambda: submission_grade_task.delay(submission.id))
+        # The push first: on_commit runs in this order, and a worker that takes the task at
+        # once publishes `running`, which must not reach the pages before `queued`.
         submission_status_publish(submission, Status.QUEUED)   # the student's other pages
+        transaction.on_commit(lambda: submission_grade_task.delay(submission.id))
     return submission
 
 
@@ -257,8 +259,8 @@ def submission_regrade(*, submission_id: int) -> bool:
             history=[*submission.history, _history_entry(submission)],
             score=None, final_score=None, report={}, error="", started_at=None, graded_at=None,
             late_days=late_days, penalty_percent=penalty)
+        submission_status_publish(submission, Status.QUEUED)   # before the task: see above
         transaction.on_commit(lambda: submission_grade_task.delay(submission.id))
-        submission_status_publish(submission, Status.QUEUED)
     return True
 
 

@@ -64,6 +64,24 @@ async def test_a_student_hears_their_submission_through_its_grading(classroom, n
     await theirs.disconnect()
 
 
+async def test_a_worker_that_takes_the_task_at_once_is_heard_after_queued(classroom, monkeypatch) -> None:
+    """The push of `queued` leaves before the task is enqueued: a worker free at that moment
+    publishes `running` at once, and the page must not hear it before `queued` (CI saw
+    ['running', 'queued', 'graded'] once). Here the 'worker' grades inside .delay itself."""
+    monkeypatch.setattr("grading.tasks.submission_grade.delay",
+                        lambda submission_id: submission_grade(submission_id, grade=lambda a, s: REPORT))
+    assignment = await db(assignment_make)(classroom.course)
+    mine = await _page("student")
+    assert (await mine.connect())[0]
+    assert (await mine.receive_json_from(timeout=5))["type"] == "submission.watch"
+
+    submission = await db(submission_create)(assignment=assignment, student=classroom.student, source="x = 1\n")
+    assert await _statuses(mine, 3) == [(submission.id, s) for s in ("queued", "running", "graded")]
+    assert await db(submission_regrade)(submission_id=submission.id)
+    assert await _statuses(mine, 3) == [(submission.id, s) for s in ("queued", "running", "graded")]
+    await mine.disconnect()
+
+
 async def test_a_page_without_a_session_is_refused() -> None:
     ws = await _page(None)
     connected, code = await ws.connect()
