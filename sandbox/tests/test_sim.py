@@ -171,6 +171,52 @@ def test_threads_that_never_let_time_pass_are_a_spin_too(tmp_path: Path, body: s
     assert "node 3 computed for more than 0.5 s of CPU without waiting, at virtual time 2.500 s" in last["text"]
 
 
+# Every shape of computing without end is answered in the interpreter, where the line is named
+# and the buffered records come out: not only a loop in one function (a JIT that compiled some of
+# the student's functions must keep these; docs/simulation.md, "Student code compiled where it
+# cannot spin, tried").
+@pytest.mark.parametrize(("body", "line"), [
+    ("    local function f(n) return f(n + 1) end\n    f(0)", 8),                      # tail call
+    ("    local g\n    local function f(n) return g(n + 1) end\n"
+     "    g = function(n) return f(n - 1) end\n    f(0)", None),                         # two of them
+    ("    ::again:: s = s + 1\n    goto again", None),                                  # goto back
+    ("    local function step(x) return x % 7 + 1 end\n"
+     "    while true do s = step(s) end", None),                                        # a callee
+    ("    local function more(x) return (x * 3 + 1) % 1000003 end\n"
+     "    local function again(x) return more(more(x)) end\n"
+     "    repeat s = again(s) until s < 0", None),
+])
+def test_a_spin_through_tail_calls_gotos_and_callees_is_stopped_with_its_line(tmp_path: Path, body: str,
+                                                                             line: int | None) -> None:
+    proc, recs = spin_run(tmp_path, body)
+    assert proc.returncode == 1
+    last = recs[-1]
+    assert last["node"] == 3 and last["t"] == 2.5
+    prefix = "node 3 computed for more than 0.5 s of CPU without waiting, at virtual time 2.500 s (at app.lua:"
+    assert prefix in last["text"], last["text"]   # answered in the interpreter: the line is known
+    assert [r["text"] for r in recs if r["kind"] == "log" and r["node"] == 3][-2] == "spinning now"
+    if line is not None:
+        assert f"(at app.lua:{line})" in last["text"], last["text"]
+
+
+def test_threads_started_without_end_by_a_function_without_a_loop_are_a_spin(tmp_path: Path) -> None:
+    # f has no loop; the threads it starts run in one endless turn of the kernel
+    proc, recs = spin_run(tmp_path, "    local function f() s = s + 1; events.thread(f) end\n    f()")
+    assert proc.returncode == 1
+    last = recs[-1]
+    assert last["node"] == 3 and last["t"] == 2.5
+    assert "node 3 computed for more than 0.5 s of CPU without waiting, at virtual time 2.500 s" in last["text"]
+
+
+def test_a_tail_call_spin_in_a_loaded_chunk_is_stopped(tmp_path: Path) -> None:
+    proc, recs = spin_run(tmp_path, '    load("local function f(n) return f(n + 1) end return f(0)", "=chunk")()')
+    assert proc.returncode == 1
+    # answered by sim.lua, not killed by the watchdog: the buffered records came out first
+    assert [r["text"] for r in recs if r["kind"] == "log" and r["node"] == 3][-2] == "spinning now"
+    assert recs[-1]["text"].endswith("node 3 computed for more than 0.5 s of CPU without waiting, at virtual "
+                                     "time 2.500 s - an endless loop in a handler?")
+
+
 def test_a_spin_in_a_loaded_chunk_is_stopped_without_a_line_of_app_lua(tmp_path: Path) -> None:
     proc, recs = spin_run(tmp_path, '    load("local x = 0 while true do x = x + 1 end", "=chunk")()')
     assert proc.returncode == 1
