@@ -10,8 +10,9 @@ Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua unde
 per JIT seed and sandbox, and prints instructions in all and per event, the keys-sorted digest of
 the records (the same for every run of the same input, whatever the tree or the seed), and each
 tree's mean; with two trees, the ratio per seed and of the means. --cache also simulates the
-caches (D1 48 KB, this VM's; LL 32 MB, a share of a large server's L3) and prints the data misses of each:
-what a node's state spread over the heap costs, which instruction counts do not show.
+caches (I1 32 KB and D1 48 KB, this VM's; LL 32 MB, a share of a large server's L3) and prints the
+misses of each: what a node's state spread over the heap (D1, LL) and the JIT's machine code spread
+over thousands of traces (I1) cost, which instruction counts do not show.
 
 Why seeds: LuaJIT seeds its PRNG from getrandom() and draws from it when it penalises an aborted
 trace, so the traces a run gets differ from run to run: the chord grading run of one tree takes
@@ -44,7 +45,7 @@ import sim_scale  # noqa: E402
 
 BASE = Path(tempfile.gettempdir()) / "splaylab-sim-instructions"   # fixed: see the docstring
 # this VM's L1 data cache (what valgrind detects here), given so that other machines simulate the same
-D1, LL = "49152,12,64", "33554432,16,64"
+I1, D1, LL = "32768,8,64", "49152,12,64", "33554432,16,64"
 
 
 def records_digest(text: str) -> str:
@@ -81,7 +82,8 @@ def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool) ->
     shutil.copytree(sandbox, tree / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "tests", "spec"))
     sim_scale.empty_nodes_dir(run)
     argv = ["valgrind", "--tool=cachegrind", "--trace-children=yes", f"--cache-sim={'yes' if cache else 'no'}",
-            f"--D1={D1}", f"--LL={LL}", "--cachegrind-out-file=/dev/null", "setarch", "x86_64", "-R", "luajit",
+            f"--I1={I1}", f"--D1={D1}", f"--LL={LL}", "--cachegrind-out-file=/dev/null",
+            "setarch", "x86_64", "-R", "luajit",
             str(tree / "sandbox" / "sim.lua"), "sim.json"]
     env = {"PATH": "/usr/bin:/bin", "LD_PRELOAD": str(shim), "JIT_SEED": str(jit_seed), "LANG": "C.UTF-8"}
     done = subprocess.run(argv, cwd=run, env=env, capture_output=True, text=True)
@@ -93,7 +95,7 @@ def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool) ->
     out = {"instructions": int(refs.group(1).replace(",", "")), "events": int(float(last[-1].split()[2])),
            "records": records_digest(done.stdout)}
     if cache:
-        for name, key in (("D1", "d1_misses"), ("LLd", "ll_misses")):
+        for name, key in (("I1", "i1_misses"), ("D1", "d1_misses"), ("LLd", "ll_misses")):
             m = re.search(name + r"\s+misses:\s+([\d,]+)", err)
             out[key] = int(m.group(1).replace(",", "")) if m else 0
     return out
@@ -105,7 +107,7 @@ def main() -> int:
     p.add_argument("--time", type=float, default=240)
     p.add_argument("--seed", type=int, default=1, help="the simulation's seed")
     p.add_argument("--seeds", default="1,2,3", help="the JIT's seeds, one run each (comma-separated)")
-    p.add_argument("--cache", action="store_true", help="simulate the caches too (D1, LL misses)")
+    p.add_argument("--cache", action="store_true", help="simulate the caches too (I1, D1, LL misses)")
     p.add_argument("--sandbox", type=Path, action="append", help="a sandbox/ to run (repeat to compare trees)")
     p.add_argument("--scratch", type=Path, default=BASE,
                    help=f"where the runs and the copied trees go ({BASE}; another for two at once)")
@@ -125,7 +127,9 @@ def main() -> int:
         for sandbox in sandboxes:
             r = measure(sandbox, run, shim, jit_seed, args.cache)
             results[sandbox].append(r)
-            misses = (f"  D1 misses {r['d1_misses'] / r['events']:7.1f}/event  LL {r['ll_misses'] / r['events']:5.2f}/event"
+            per_event = {k: r[k] / r["events"] for k in ("i1_misses", "d1_misses", "ll_misses")}
+            misses = (f"  I1 misses {per_event['i1_misses']:6.1f}/event  D1 {per_event['d1_misses']:6.1f}/event"
+                      f"  LL {per_event['ll_misses']:5.2f}/event"
                       if args.cache else "")
             print(f"  seed {jit_seed}  {r['instructions']:>15,} instructions  {r['instructions'] / r['events']:8,.0f}"
                   f"/event  {r['events']:,} events  records {r['records']}{misses}  {sandbox}", flush=True)
@@ -136,7 +140,8 @@ def main() -> int:
         line = (f"  mean {means[sandbox]:,.0f} instructions (min {min(r['instructions'] for r in rs):,}, "
                 f"max {max(r['instructions'] for r in rs):,})")
         if args.cache:
-            line += (f", D1 misses {statistics.mean(r['d1_misses'] for r in rs):,.0f}, "
+            line += (f", I1 misses {statistics.mean(r['i1_misses'] for r in rs):,.0f}, "
+                     f"D1 {statistics.mean(r['d1_misses'] for r in rs):,.0f}, "
                      f"LL {statistics.mean(r['ll_misses'] for r in rs):,.0f}")
         print(f"{line}  {sandbox}")
     if len(sandboxes) == 2:
