@@ -76,16 +76,24 @@ def write_job(base: Path, nodes: int, time: float, seed: int) -> Path:
     return sim_scale.chord_run_dir(nodes, time, seed, base, run)
 
 
-def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool) -> dict:
+def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool, luajit: str | Path = "luajit",
+            out_file: Path | None = None) -> dict:
+    """One run under cachegrind (luajit: another build, e.g. bench/sim_where.py's with symbols;
+    out_file: keep cachegrind's per-function counts there)."""
     tree = run.parent / "tree"
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(sandbox, tree / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "tests", "spec"))
     sim_scale.empty_nodes_dir(run)
     argv = ["valgrind", "--tool=cachegrind", "--trace-children=yes", f"--cache-sim={'yes' if cache else 'no'}",
-            f"--I1={I1}", f"--D1={D1}", f"--LL={LL}", "--cachegrind-out-file=/dev/null",
-            "setarch", "x86_64", "-R", "luajit",
+            f"--I1={I1}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out_file or '/dev/null'}",
+            "setarch", "x86_64", "-R", str(luajit),
             str(tree / "sandbox" / "sim.lua"), "sim.json"]
     env = {"PATH": "/usr/bin:/bin", "LD_PRELOAD": str(shim), "JIT_SEED": str(jit_seed), "LANG": "C.UTF-8"}
+    if str(luajit) != "luajit":   # another build: its own jit.* modules, the system's Lua modules
+        paths = subprocess.run(["luajit", "-e", "io.write(package.path, '\\n', package.cpath)"],
+                               capture_output=True, text=True, check=True).stdout.split("\n")
+        env["LUA_PATH"] = f"{Path(luajit).parent}/?.lua;{paths[0]}"
+        env["LUA_CPATH"] = paths[1]
     done = subprocess.run(argv, cwd=run, env=env, capture_output=True, text=True)
     err = done.stderr
     last = [ln for ln in err.splitlines() if ln.startswith("done ")]
@@ -127,10 +135,11 @@ def main() -> int:
         for sandbox in sandboxes:
             r = measure(sandbox, run, shim, jit_seed, args.cache)
             results[sandbox].append(r)
-            per_event = {k: r[k] / r["events"] for k in ("i1_misses", "d1_misses", "ll_misses")}
-            misses = (f"  I1 misses {per_event['i1_misses']:6.1f}/event  D1 {per_event['d1_misses']:6.1f}/event"
-                      f"  LL {per_event['ll_misses']:5.2f}/event"
-                      if args.cache else "")
+            misses = ""
+            if args.cache:
+                per_event = {k: r[k] / r["events"] for k in ("i1_misses", "d1_misses", "ll_misses")}
+                misses = (f"  I1 misses {per_event['i1_misses']:6.1f}/event  D1 {per_event['d1_misses']:6.1f}/event"
+                          f"  LL {per_event['ll_misses']:5.2f}/event")
             print(f"  seed {jit_seed}  {r['instructions']:>15,} instructions  {r['instructions'] / r['events']:8,.0f}"
                   f"/event  {r['events']:,} events  records {r['records']}{misses}  {sandbox}", flush=True)
     print()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what SplayLab needs on this machine, from the project's own files, idempotently:
 #   Debian packages (runtime; --test adds the browser and busted, --docker the Docker engine,
-#   --bench valgrind and a C compiler for bench/sim_instructions.py),
+#   --bench valgrind, a C compiler and make for bench/sim_instructions.py and sim_where.py),
 #   the Python venv (.venv, from requirements-test.txt, which includes requirements.txt), the frontend's npm packages (npm ci).
 # Each step is skipped when already done (stamps hold the hash of what they installed).
 set -euo pipefail
@@ -12,7 +12,7 @@ RUNTIME_PACKAGES=(luajit lua-socket lua-cjson lua-filesystem lua-luaossl lua-mes
 # tests' network namespaces (tests/multihost), openssl for the TLS tests' certificates
 TEST_PACKAGES=(chromium lua-busted lua-check docker.io iproute2 iptables openssl)
 DOCKER_PACKAGES=(docker.io debootstrap docker-compose) # --docker: make docker-check
-BENCH_PACKAGES=(valgrind gcc libc6-dev)                # --bench: bench/sim_instructions.py
+BENCH_PACKAGES=(valgrind gcc libc6-dev make)           # --bench: bench/sim_instructions.py, sim_where.py
 packages=("${RUNTIME_PACKAGES[@]}")
 for flag in "$@"; do
   case "$flag" in
