@@ -15,7 +15,7 @@ cycles, nesting deeper than max_depth). What the round trip changes the copy cha
 becomes 0, NaN the decoder's NaN, a table reached twice (shared, not cyclic) two tables, nil
 values (holes) vanish, metatables are dropped. spec/benc_copy_spec.lua checks it against the
 codec on generated values. Runtime side only: apps see splay.benc unchanged.
-No require and no state a node could see (a scratch set that a copy leaves empty): the simulator
+No require and no state a node could see (a scratch array of the tables being walked): the simulator
 loads it once for every node (sim.lua), so the JIT's traces through it serve them all instead of
 one set per node's copy of the module.
 ]]
@@ -53,8 +53,10 @@ local function cp(v, depth, seen, max_depth)
     return v, 1
   elseif t == "table" then
     if depth > max_depth then error("benc: table nested too deeply", 0) end
-    if seen[v] then error("benc: cannot encode a table with cycles", 0) end
-    seen[v] = true
+    for i = 1, depth do   -- seen: the tables being walked, by depth (a cycle comes back to one)
+      if seen[i] == v then error("benc: cannot encode a table with cycles", 0) end
+    end
+    seen[depth + 1] = v
     local out, size = {}, 2                           -- "d" ... "e"
     -- Strings and integers 0 <= n < 2^53 (most keys and leaves of a message) are sized here:
     -- a call of cp for each cost more than the rest of the walk.
@@ -82,7 +84,7 @@ local function cp(v, depth, seen, max_depth)
       out[ck] = cx
       size = size + ks + xs
     end
-    seen[v] = nil
+    seen[depth + 1] = false
     return out, size
   end
   error("benc: cannot encode a " .. t, 0)
@@ -95,11 +97,15 @@ end
 -- then copied a reply {ok = true, r = {}, n = 0} as an empty table in a long simulation (a ping
 -- answered "error"), differently from run to run - #827's symptom - and was kept interpreted
 -- (~1.5x slower). A plain `next` loop has no ITERN.
--- The walk's set of tables being copied, empty again after a copy that did not raise (cp does
--- not yield, so the nodes can share it); a copy that raised leaves entries: a new set then.
+-- The tables being walked, by depth: seen[d + 1] is the table at depth d while its fields are
+-- copied, and a table already among seen[1 .. depth] closes a cycle (the encoder's check: a table
+-- reached twice but not inside itself is no cycle). An array, not a set keyed by the tables: a
+-- set took a new key for every table of every message, and its hash part was rebuilt again and
+-- again (LuaJIT's lj_tab_newkey, rehash and resize: 3 % of a 64-node Chord's instructions,
+-- bench/sim_where.py). cp does not yield, so the nodes share it; what a copy that raised leaves
+-- in it is overwritten before it is read again.
 local seen = {}
 function M.copy(v, max_depth)
-  if nxt(seen) ~= nil then seen = {} end
   return cp(v, 0, seen, max_depth or 100)
 end
 
@@ -111,10 +117,9 @@ end
 -- depths: the values are one level down). Keys must be strings (the runtime's field names).
 -- A copy that raised leaves msg partly copied: the callers drop it.
 function M.copy_fields(msg, max_depth)
-  if nxt(seen) ~= nil then seen = {} end
   max_depth = max_depth or 100
   if 0 > max_depth then error("benc: table nested too deeply", 0) end
-  seen[msg] = true
+  seen[1] = msg
   local size = 2                                       -- "d" ... "e"
   for k, x in nxt, msg do
     if type(k) ~= "string" then error("benc_copy.copy_fields: field names are strings, not " .. type(k), 2) end
@@ -123,7 +128,7 @@ function M.copy_fields(msg, max_depth)
     msg[k] = cx                                        -- (-0 becomes 0) an existing field: allowed while walking
     size = size + (n < 10 and 2 or n < 100 and 3 or digits(n) + 1) + n + xs
   end
-  seen[msg] = nil
+  seen[1] = false
   return msg, size
 end
 
