@@ -379,7 +379,9 @@ describe("splaylab.benc_copy.copy_fields (the runtime's own envelopes and replie
       node.z = { node }                                        -- closes two levels down
       local first = { f = print }                              -- a refused value and a cycle: the walk's order decides
       first.self = first
-      for i, v in ipairs({ { x = node }, first }) do
+      local selfish = {}
+      selfish.me = selfish                                     -- closes one level down, at the bound
+      for i, v in ipairs({ { x = node }, first, { x = selfish } }) do
         local label = "value " .. i .. ", max_depth " .. max_depth
         local ok, err = pcall(benc.encode, v)
         assert.is_false(ok, label)
