@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import sim_scale  # noqa: E402
 
 BASE = Path(tempfile.gettempdir()) / "splaylab-sim-instructions"   # fixed: see the docstring
-# this VM's L1 data cache (what valgrind detects here), given so that other machines simulate the same
+# this VM's L1 caches (what valgrind detects here), given so that other machines simulate the same
 I1, D1, LL = "32768,8,64", "49152,12,64", "33554432,16,64"
 
 
@@ -135,11 +135,9 @@ def main() -> int:
         for sandbox in sandboxes:
             r = measure(sandbox, run, shim, jit_seed, args.cache)
             results[sandbox].append(r)
-            misses = ""
-            if args.cache:
-                per_event = {k: r[k] / r["events"] for k in ("i1_misses", "d1_misses", "ll_misses")}
-                misses = (f"  I1 misses {per_event['i1_misses']:6.1f}/event  D1 {per_event['d1_misses']:6.1f}/event"
-                          f"  LL {per_event['ll_misses']:5.2f}/event")
+            n = r["events"]
+            misses = (f"  I1 misses {r['i1_misses'] / n:6.1f}/event  D1 {r['d1_misses'] / n:6.1f}/event"
+                      f"  LL {r['ll_misses'] / n:5.2f}/event" if args.cache else "")
             print(f"  seed {jit_seed}  {r['instructions']:>15,} instructions  {r['instructions'] / r['events']:8,.0f}"
                   f"/event  {r['events']:,} events  records {r['records']}{misses}  {sandbox}", flush=True)
     print()

@@ -57,7 +57,7 @@ def build_luajit(scratch: Path) -> Path:
     src.mkdir()
     with tarfile.open(tarball) as tar:
         tar.extractall(src, filter="data")
-    top = [p for p in src.iterdir()]
+    top = list(src.iterdir())
     if len(top) == 1 and top[0].is_dir():   # a tarball with one top folder
         for p in top[0].iterdir():
             p.rename(src / p.name)
