@@ -3,8 +3,8 @@
 with the JIT's random draws fixed: a figure that repeats to within a few instructions in billions,
 where CPU seconds on this VM vary by up to 40 % from run to run.
 
-    .venv/bin/python bench/sim_instructions.py [--nodes 64] [--time 240] [--seeds 1,2,3] [--cache]
-                                               [--sandbox DIR [--sandbox DIR ...]]
+    .venv/bin/python bench/sim_instructions.py [--nodes 64] [--time 240] [--seeds 1,2,3] [--layouts 1]
+                                               [--cache] [--sandbox DIR [--sandbox DIR ...]]
 
 Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua under cachegrind, once
 per JIT seed and sandbox, and prints instructions in all and per event, the keys-sorted digest of
@@ -19,7 +19,9 @@ trace, so the traces a run gets differ from run to run: the chord grading run of
 3.3 to 3.9 G instructions by seed, the same records each time. bench/native/jit_seed.c (compiled
 here, loaded with LD_PRELOAD) makes getrandom() give bytes made from the seed; simulate.py fixes
 them for every real run the same way (one seed: its urandom file). A change to the runtime moves
-which traces fail, so compare trees over several seeds, not one.
+which traces fail, so compare trees over several seeds, not one. Where the code lies in memory is
+a second draw of the same kind (LAYOUT_STEP below): --layouts N runs every seed in N layouts.
+Each draw of one tree moves by up to 7 %: a mean over six draws tells ~2 %, not less.
 Paths reach the run (chunk names, strings, the JIT through them): every sandbox is copied to one
 fixed path and the run's directory is fixed too, so trees are compared on the same paths.
 Needs valgrind and a C compiler (scripts/install-deps.sh --bench): this benchmark only. Each run is
@@ -69,6 +71,19 @@ def build_shim(folder: Path) -> Path:
     return shim
 
 
+# Layouts: LuaJIT counts how hot a loop or function is in 64 counters shared by bytecode address
+# ((pc >> 2) & 63), so where the prototypes lie in memory decides which of them share a counter
+# and get hot first: a change that adds a function nobody calls moves a tree's count by up to 7 %
+# on one seed and its mean over six seeds by 2 % (docs/simulation.md, seventeenth session).
+# Layout k > 0 allocates k * LAYOUT_STEP bytes before sim.lua loads anything (a string kept in a
+# global of the simulator's own state, which no node sees), moving every prototype after it.
+LAYOUT_STEP = 48
+
+
+def layout_args(layout: int) -> list[str]:
+    return ["-e", f"SPLAYLAB_LAYOUT_PAD = string.rep('x', {layout * LAYOUT_STEP})"] if layout else []
+
+
 def write_job(base: Path, nodes: int, time: float, seed: int) -> Path:
     """sim.json and its files in base/run (the run's own directory, the same for every run)."""
     run = base / "run"
@@ -77,16 +92,16 @@ def write_job(base: Path, nodes: int, time: float, seed: int) -> Path:
 
 
 def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool, luajit: str | Path = "luajit",
-            out_file: Path | None = None) -> dict:
+            out_file: Path | None = None, layout: int = 0) -> dict:
     """One run under cachegrind (luajit: another build, e.g. bench/sim_where.py's with symbols;
-    out_file: keep cachegrind's per-function counts there)."""
+    out_file: keep cachegrind's per-function counts there; layout: see LAYOUT_STEP)."""
     tree = run.parent / "tree"
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(sandbox, tree / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "tests", "spec"))
     sim_scale.empty_nodes_dir(run)
     argv = ["valgrind", "--tool=cachegrind", "--trace-children=yes", f"--cache-sim={'yes' if cache else 'no'}",
             f"--I1={I1}", f"--D1={D1}", f"--LL={LL}", f"--cachegrind-out-file={out_file or '/dev/null'}",
-            "setarch", "x86_64", "-R", str(luajit),
+            "setarch", "x86_64", "-R", str(luajit), *layout_args(layout),
             str(tree / "sandbox" / "sim.lua"), "sim.json"]
     env = {"PATH": "/usr/bin:/bin", "LD_PRELOAD": str(shim), "JIT_SEED": str(jit_seed), "LANG": "C.UTF-8"}
     if str(luajit) != "luajit":   # another build: its own jit.* modules, the system's Lua modules
@@ -115,6 +130,8 @@ def main() -> int:
     p.add_argument("--time", type=float, default=240)
     p.add_argument("--seed", type=int, default=1, help="the simulation's seed")
     p.add_argument("--seeds", default="1,2,3", help="the JIT's seeds, one run each (comma-separated)")
+    p.add_argument("--layouts", type=int, default=1,
+                   help="memory layouts per seed (0, 1, ...: see LAYOUT_STEP); each seed runs in each")
     p.add_argument("--cache", action="store_true", help="simulate the caches too (I1, D1, LL misses)")
     p.add_argument("--sandbox", type=Path, action="append", help="a sandbox/ to run (repeat to compare trees)")
     p.add_argument("--scratch", type=Path, default=BASE,
@@ -129,17 +146,19 @@ def main() -> int:
     args.scratch.mkdir(parents=True, exist_ok=True)
     shim = build_shim(args.scratch)
     run = write_job(args.scratch, args.nodes, args.time, args.seed)
-    print(f"{args.nodes} nodes, {args.time:g} virtual s, JIT seeds {args.seeds}")
+    print(f"{args.nodes} nodes, {args.time:g} virtual s, JIT seeds {args.seeds}, layouts 0-{args.layouts - 1}")
     results: dict[Path, list[dict]] = {s: [] for s in sandboxes}
-    for jit_seed in seeds:   # trees alternate within a seed
+    draws = [(jit_seed, layout) for jit_seed in seeds for layout in range(args.layouts)]
+    for jit_seed, layout in draws:   # trees alternate within a draw
         for sandbox in sandboxes:
-            r = measure(sandbox, run, shim, jit_seed, args.cache)
+            r = measure(sandbox, run, shim, jit_seed, args.cache, layout=layout)
             results[sandbox].append(r)
             n = r["events"]
             misses = (f"  I1 misses {r['i1_misses'] / n:6.1f}/event  D1 {r['d1_misses'] / n:6.1f}/event"
                       f"  LL {r['ll_misses'] / n:5.2f}/event" if args.cache else "")
-            print(f"  seed {jit_seed}  {r['instructions']:>15,} instructions  {r['instructions'] / r['events']:8,.0f}"
-                  f"/event  {r['events']:,} events  records {r['records']}{misses}  {sandbox}", flush=True)
+            print(f"  seed {jit_seed} layout {layout}  {r['instructions']:>15,} instructions  "
+                  f"{r['instructions'] / r['events']:8,.0f}/event  {r['events']:,} events  records {r['records']}"
+                  f"{misses}  {sandbox}", flush=True)
     print()
     means = {}
     for sandbox, rs in results.items():
@@ -154,7 +173,7 @@ def main() -> int:
     if len(sandboxes) == 2:
         a, b = sandboxes
         ratios = [rb["instructions"] / ra["instructions"] for ra, rb in zip(results[a], results[b])]
-        print(f"\nsecond / first: mean {means[b] / means[a]:.4f}, per seed "
+        print(f"\nsecond / first: mean {means[b] / means[a]:.4f}, per draw "
               + ", ".join(f"{x:.4f}" for x in ratios))
     digests = {r["records"] for rs in results.values() for r in rs}
     print("records: the same in every run" if len(digests) == 1 else f"records DIFFER: {sorted(digests)}")
