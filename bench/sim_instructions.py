@@ -21,7 +21,7 @@ here, loaded with LD_PRELOAD) makes getrandom() give bytes made from the seed; s
 them for every real run the same way (one seed: its urandom file). A change to the runtime moves
 which traces fail, so compare trees over several seeds, not one. Where the code lies in memory is
 a second draw of the same kind (LAYOUT_STEP below): --layouts N runs every seed in N layouts.
-Each draw of one tree moves by up to 7 %: a mean over six draws tells ~2 %, not less.
+Each draw of one tree moves by up to 7 %: a mean over six draws tells ~2 - 3 %, not less.
 Paths reach the run (chunk names, strings, the JIT through them): every sandbox is copied to one
 fixed path and the run's directory is fixed too, so trees are compared on the same paths.
 Needs valgrind and a C compiler (scripts/install-deps.sh --bench): this benchmark only. Each run is
