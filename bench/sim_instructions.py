@@ -71,12 +71,10 @@ def build_shim(folder: Path) -> Path:
     return shim
 
 
-# Layouts: LuaJIT counts how hot a loop or function is in 64 counters shared by bytecode address
-# ((pc >> 2) & 63), so where the prototypes lie in memory decides which of them share a counter
-# and get hot first: a change that adds a function nobody calls moves a tree's count by up to 7 %
-# on one seed and its mean over six seeds by 2 % (docs/simulation.md, seventeenth session).
-# Layout k > 0 allocates k * LAYOUT_STEP bytes before sim.lua loads anything (a string kept in a
-# global of the simulator's own state, which no node sees), moving every prototype after it.
+# Layouts: LuaJIT's 64 hot counters are shared by bytecode address ((pc >> 2) & 63), so where the
+# prototypes lie decides which loops turn hot together (figures: docs/simulation.md, seventeenth
+# session). Layout k > 0 allocates k * LAYOUT_STEP bytes before sim.lua loads anything (a string
+# kept in a global of the simulator's own state, which no node sees), moving every prototype after it.
 LAYOUT_STEP = 48
 
 
@@ -137,6 +135,8 @@ def main() -> int:
     p.add_argument("--scratch", type=Path, default=BASE,
                    help=f"where the runs and the copied trees go ({BASE}; another for two at once)")
     args = p.parse_args()
+    if args.layouts < 1:
+        p.error("--layouts must be at least 1")
     for tool in ("valgrind", "cc", "luajit", "setarch"):
         if not shutil.which(tool):
             print(f"sim_instructions: {tool} not found (scripts/install-deps.sh --bench)", file=sys.stderr)
@@ -146,7 +146,7 @@ def main() -> int:
     args.scratch.mkdir(parents=True, exist_ok=True)
     shim = build_shim(args.scratch)
     run = write_job(args.scratch, args.nodes, args.time, args.seed)
-    print(f"{args.nodes} nodes, {args.time:g} virtual s, JIT seeds {args.seeds}, layouts 0-{args.layouts - 1}")
+    print(f"{args.nodes} nodes, {args.time:g} virtual s, JIT seeds {args.seeds}, {args.layouts} layout(s) each")
     results: dict[Path, list[dict]] = {s: [] for s in sandboxes}
     draws = [(jit_seed, layout) for jit_seed in seeds for layout in range(args.layouts)]
     for jit_seed, layout in draws:   # trees alternate within a draw
