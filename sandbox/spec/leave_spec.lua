@@ -19,27 +19,27 @@ describe("events.on_leave", function()
   local saved_platform, saved_exit, sig, records
 
   before_each(function()
-    saved_platform = { select = platform.select, leave_signal = platform.leave_signal }
+    saved_platform = { poll = platform.poll, leave_signal = platform.leave_signal }
     saved_exit = events.on_exit
     events.on_exit = function() end   -- node.lua exits the process; here the loop just stops
     sig = fake_leave_signal()
-    local real_select = platform.select
+    local real_poll = platform.poll
     platform.install {
       leave_signal = function() return sig end,
-      -- the fake signal is "readable" while a request waits; real sockets go to the real select
-      select = function(recvt, sendt, timeout)
-        local real = {}
-        for _, s in ipairs(recvt) do if s ~= sig then real[#real + 1] = s end end
+      -- the fake signal (the loop's `extra`) is "readable" while a request waits; real sockets
+      -- go to the real poll
+      poll = function(readers, writers, _, timeout)
         if sig.requests > 0 then
-          local r, w = real_select(real, sendt, 0)
-          r[#r + 1] = sig
-          return r, w
+          local r, w = real_poll(readers, writers, nil, 0)
+          local rr = { unpack(r) }   -- the real poll's arrays are its own (splaylab.fdpoll)
+          rr[#rr + 1] = sig
+          return rr, w
         end
-        if #real == 0 and #sendt == 0 then   -- only the signal: wait, then look again
+        if next(readers) == nil and next(writers) == nil then   -- only the signal: wait, look again
           platform.sleep(math.min(timeout or 0.01, 0.01))
           return {}, {}
         end
-        return real_select(real, sendt, math.min(timeout or 0.01, 0.01))
+        return real_poll(readers, writers, nil, math.min(timeout or 0.01, 0.01))
       end,
     }
     records = H.capture()

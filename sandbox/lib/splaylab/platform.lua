@@ -10,7 +10,9 @@ this table, and only this table, for time, waiting, transport and identity:
                                       t = nil blocks until one is ready)
   platform.poll(readers, writers, extra, t)
                                       the events loop's wait: select on the keys of two
-                                      tables keyed by socket (and on `extra` for reading)
+                                      tables keyed by socket (and on `extra` for reading);
+                                      live, ppoll through the FFI (splaylab.fdpoll), whose
+                                      result arrays the next wait reuses
   platform.tcp(), platform.udp()      raw transport sockets (LuaSocket objects)
   platform.toip(host)                 name resolution -> ip or nil, err
   platform.identity                   {position, ip, port, job_id, seed} of this node
@@ -51,7 +53,11 @@ function M.select(recvt, sendt, timeout)
   return socket.select(recvt, sendt, timeout)
 end
 
+-- ppoll through the FFI where there is one (splaylab.fdpoll says why), else LuaSocket's select
+local fdpoll = require("splaylab.fdpoll").new()
+
 function M.poll(readers, writers, extra, timeout)
+  if fdpoll then return fdpoll(readers, writers, extra, timeout) end
   local r, w = {}, {}
   for s in pairs(readers) do r[#r + 1] = s end
   for s in pairs(writers) do w[#w + 1] = s end
