@@ -127,6 +127,7 @@ local function exchange(self, s, msg, deadline)
   local ok, err = llenc.send(s, msg)
   if not ok then return nil, err, err ~= "timeout" end
   if not arm() then return nil, "timeout" end
+  s.await_first = true
   local header, rerr, partial = s:receive("*l")
   if not header then return nil, rerr, rerr ~= "timeout" and (partial or "") == "" end
   local n = tonumber(header)

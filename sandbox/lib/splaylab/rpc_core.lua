@@ -171,6 +171,7 @@ local function handle(c)
     local msg = llenc.receive(c)
     if not msg then break end
     if not llenc.send(c, serve_request(msg)) then break end
+    c.await_first = true
   end
   c:close()
 end

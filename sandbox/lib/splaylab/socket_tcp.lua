@@ -18,7 +18,7 @@ local relay = require "splaylab.socket_relay"
 
 local M = { _NAME = "splaylab.socket_tcp", _VERSION = "0.1" }
 
-local tostring, tonumber, setmetatable = tostring, tonumber, setmetatable
+local tostring, tonumber, setmetatable, concat, min = tostring, tonumber, setmetatable, table.concat, math.min
 local RAW, INTERNAL, PEER, traced, deadline_of   -- splaylab.socket's (M.build)
 
 local tcp = {}   -- its methods; the common ones come from splaylab.socket (M.build)
@@ -173,12 +173,20 @@ function tcp:send(data, i, j)
   end
 end
 
+-- prefix and the chunks read so far (`one` chunk, or a table of them once there are two)
+local function so_far(prefix, one, got)
+  if got then return prefix .. concat(got) end
+  if not one then return prefix end
+  if prefix == "" then return one end   -- most reads: the chunk itself, no copy
+  return prefix .. one
+end
+
 function tcp:receive(pattern, prefix)
   local raw = RAW[self]
   if not raw then return nil, "closed" end
   pattern = pattern or "*l"
   prefix = prefix and tostring(prefix) or ""
-  local got = {}
+  local one, got = nil, nil
   local ngot = 0
   local deadline = deadline_of(self)
   local size = tonumber(pattern)
@@ -186,38 +194,49 @@ function tcp:receive(pattern, prefix)
   -- bytes read while looking for a preamble that was not there
   local whole, stashed = sn.unstash(self, pattern, size)
   if whole then return prefix .. stashed end
-  if stashed then got[1], ngot = stashed, #stashed end
+  if stashed then one, ngot = stashed, #stashed end
+  -- rpc's own sockets mark the read that follows their request or reply (await_first): the
+  -- answer cannot be there yet, so wait for it first instead of after a read that fails
+  -- (a system call per call on each side; data already buffered is readable at once)
+  if self.await_first then
+    self.await_first = nil
+    if ngot == 0 and not events.wait_socket(raw, "r", deadline) then
+      return nil, RAW[self] and "timeout" or "closed", prefix
+    end
+  end
   while true do
-    if size and size - ngot <= 0 then return prefix .. table.concat(got) end
+    if size and size - ngot <= 0 then return so_far(prefix, one, got) end
     local left = policy.settings.max_receive - policy.stats.received
     if left <= 0 then
       local _, berr = policy:budget("receive", 1)
-      return nil, berr, prefix .. table.concat(got)
+      return nil, berr, so_far(prefix, one, got)
     end
     -- never hand out more than the budget: a sized read asks for at most what is left; a
     -- line or *a read is cut there (the rest is lost: the budget is spent for good)
-    local want = size and math.min(size - ngot, left) or pattern
+    local want = size and min(size - ngot, left) or pattern
     local data, err, partial = raw:receive(want)
     local chunk = data or partial or ""
     if #chunk > left then
       chunk, data, err = chunk:sub(1, left), nil, "timeout"
     end
     if #chunk > 0 then
-      got[#got + 1] = chunk
+      if got then got[#got + 1] = chunk
+      elseif one then got, one = { one, chunk }, nil
+      else one = chunk end
       ngot = ngot + #chunk
       policy.stats.received = policy.stats.received + #chunk
     end
     if policy.stats.received >= policy.settings.max_receive and not data then
       local _, berr = policy:budget("receive", 1)
-      return nil, berr, prefix .. table.concat(got)
+      return nil, berr, so_far(prefix, one, got)
     end
     if data and not (size and ngot < size) then
-      return prefix .. table.concat(got)
+      return so_far(prefix, one, got)
     elseif data then -- luacheck: ignore 542 (short read: loop again)
     elseif err ~= "timeout" then
-      return nil, err, prefix .. table.concat(got)
+      return nil, err, so_far(prefix, one, got)
     elseif not events.wait_socket(raw, "r", deadline) then
-      return nil, RAW[self] and "timeout" or "closed", prefix .. table.concat(got)
+      return nil, RAW[self] and "timeout" or "closed", so_far(prefix, one, got)
     end
   end
 end
