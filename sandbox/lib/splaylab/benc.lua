@@ -9,35 +9,45 @@ most settings.max_depth (decode too), so a peer cannot exhaust the C stack.
 ]]
 local M = { _NAME = "splaylab.benc", _VERSION = "0.1", settings = { max_depth = 100 } }
 
-local type, tonumber, pairs, error, floor = type, tonumber, pairs, error, math.floor
-local sub, find, format, byte = string.sub, string.find, string.format, string.byte
-local concat = table.concat
+local type, tonumber, pairs, error, pcall, floor = type, tonumber, pairs, error, pcall, math.floor
+local sub, find, byte = string.sub, string.find, string.byte
 local huge = math.huge
 
-local function enc(v, out, depth, seen)
+-- One buffer for the process (an encode runs to its end: no thread switch inside), instead of
+-- a table of pieces and a concat, which made a string of every piece of a message
+-- (docs/simulation.md, "The live rpc call, in instructions"). Given back past KEEP bytes, so
+-- one large message does not stay allocated.
+local buf = require("string.buffer").new()
+local KEEP = 65536
+-- "<len>:" of the lengths most strings have, made once (no number formatted per string)
+local LEN = {}
+for n = 0, 255 do LEN[n] = n .. ":" end
+
+local function enc(v, depth, seen)
   local t = type(v)
   if t == "string" then
-    out[#out + 1] = #v .. ":" .. v
+    local n = #v
+    buf:put(LEN[n] or n .. ":", v)
   elseif t == "number" then
-    if v ~= v then out[#out + 1] = "rnan;"
-    elseif v == huge then out[#out + 1] = "rinf;"
-    elseif v == -huge then out[#out + 1] = "r-inf;"
-    elseif floor(v) == v and v > -2 ^ 53 and v < 2 ^ 53 then out[#out + 1] = format("i%de", v)
-    else out[#out + 1] = format("r%.17g;", v) end
+    if v ~= v then buf:put("rnan;")
+    elseif v == huge then buf:put("rinf;")
+    elseif v == -huge then buf:put("r-inf;")
+    elseif floor(v) == v and v > -2 ^ 53 and v < 2 ^ 53 then buf:putf("i%de", v)
+    else buf:putf("r%.17g;", v) end
   elseif t == "boolean" then
-    out[#out + 1] = v and "t" or "f"
+    buf:put(v and "t" or "f")
   elseif t == "nil" then
-    out[#out + 1] = "n"
+    buf:put("n")
   elseif t == "table" then
     if depth > M.settings.max_depth then error("benc: table nested too deeply", 0) end
     if seen[v] then error("benc: cannot encode a table with cycles", 0) end
     seen[v] = true
-    out[#out + 1] = "d"
+    buf:put("d")
     for k, x in pairs(v) do
-      enc(k, out, depth + 1, seen)
-      enc(x, out, depth + 1, seen)
+      enc(k, depth + 1, seen)
+      enc(x, depth + 1, seen)
     end
-    out[#out + 1] = "e"
+    buf:put("e")
     seen[v] = nil
   else
     error("benc: cannot encode a " .. t, 0)
@@ -45,27 +55,30 @@ local function enc(v, out, depth, seen)
 end
 
 function M.encode(v)
-  local out = {}
-  enc(v, out, 0, {})
-  return concat(out)
+  buf:reset()
+  local ok, err = pcall(enc, v, 0, {})
+  local s = ok and buf:tostring() or nil
+  if #buf > KEEP then buf:free() else buf:reset() end
+  if not ok then error(err, 0) end
+  return s
 end
 
 local SPECIAL = { nan = 0 / 0, inf = huge, ["-inf"] = -huge }
 
 local function dec(s, pos, depth)
-  local c = sub(s, pos, pos)
-  if c == "n" then return nil, pos + 1 end
-  if c == "t" then return true, pos + 1 end
-  if c == "f" then return false, pos + 1 end
-  if c == "i" or c == "r" then
-    local e = find(s, c == "i" and "e" or ";", pos + 1, true)
+  local c = byte(s, pos)   -- a byte, not a one-character string per value
+  if c == 110 then return nil, pos + 1 end     -- "n"
+  if c == 116 then return true, pos + 1 end    -- "t"
+  if c == 102 then return false, pos + 1 end   -- "f"
+  if c == 105 or c == 114 then                 -- "i", "r"
+    local e = find(s, c == 105 and "e" or ";", pos + 1, true)
     if not e then error("benc: unterminated number at " .. pos, 0) end
     local text = sub(s, pos + 1, e - 1)
     local v = tonumber(text) or SPECIAL[text]
     if not v then error("benc: bad number at " .. pos, 0) end
     return v, e + 1
   end
-  if c == "d" then
+  if c == 100 then   -- "d"
     if depth > M.settings.max_depth then error("benc: table nested too deeply", 0) end
     local t = {}
     pos = pos + 1
