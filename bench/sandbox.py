@@ -91,23 +91,28 @@ def rpc_ratio() -> None:
                 rounds.setdefault(rec["name"], []).append(rec["value"])
     rpc = {"kept": statistics.median(rounds["rpc_rtt_kept"]),
            "per-call": statistics.median(rounds["rpc_rtt_per_call"])}
+    cpu = {side: statistics.median(rounds[f"rpc_cpu_kept_{side}"]) for side in ("client", "server")}
     port = "29500"
     server = subprocess.Popen(["luajit", str(ROOT / "bench" / "raw_rpc.lua"), "server", port],
                               stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         server.stdout.readline()
-        raw = {}
+        raw, raw_cpu = {}, {}
         for style in ("per-call", "persistent"):
             result = subprocess.run(["luajit", str(ROOT / "bench" / "raw_rpc.lua"), "client", port, "1000", "9",
                                      style], check=True, capture_output=True, text=True)
-            raw[style] = statistics.median(float(x) for x in result.stdout.split())
+            lines = [line.split() for line in result.stdout.splitlines()]
+            raw[style] = statistics.median(float(wall) for wall, _ in lines)
+            raw_cpu[style] = statistics.median(float(c) for _, c in lines)
     finally:
         server.kill()
     print(f"RPC round trip on loopback (medians of 9 x 1,000 calls): splay.rpc on a kept connection "
           f"{rpc['kept'] * 1e6:.0f} us, with a connection per call {rpc['per-call'] * 1e6:.0f} us; raw "
           f"LuaSocket, one persistent connection {raw['persistent'] * 1e6:.0f} us, a connection per call "
           f"{raw['per-call'] * 1e6:.0f} us")
+    print(f"  CPU per call of a kept round: splay.rpc client {cpu['client'] * 1e6:.1f} us, server "
+          f"{cpu['server'] * 1e6:.1f} us; raw LuaSocket client (persistent) {raw_cpu['persistent'] * 1e6:.1f} us")
     print(f"  ratios: kept / raw per-call {rpc['kept'] / raw['per-call']:.2f}; kept / raw persistent "
           f"{rpc['kept'] / raw['persistent']:.2f}; per-call / raw per-call "
           f"{rpc['per-call'] / raw['per-call']:.2f}")
