@@ -13,8 +13,9 @@ Why not socket.select: it is what the loop did, and it cost a live rpc call more
 system call (bench/live_rpc_instructions.py; docs/simulation.md, "The live rpc call, in
 instructions"): two tables made per wait, the C API walking them and calling getfd/dirty
 through it, an fd_set filled and read back. Here the objects' descriptors go into one pollfd
-array kept for the process, and the result arrays are reused. ppoll has no FD_SETSIZE (select fails past descriptor 1023).
-A closed object (getfd() < 0) is never ready, as with select. EINTR returns nothing ready.
+array kept for the process, and the result arrays are reused. ppoll has no FD_SETSIZE (select
+fails past descriptor 1023). A closed object (getfd() < 0) is never ready, as with select.
+EINTR returns nothing ready; another failure is an error (waiting again would spin).
 Runtime only: student code has no FFI and cannot require this module.
 ]]
 local M = { _NAME = "splaylab.fdpoll", _VERSION = "0.1" }
