@@ -9,7 +9,9 @@ most settings.max_depth (decode too), so a peer cannot exhaust the C stack.
 ]]
 local M = { _NAME = "splaylab.benc", _VERSION = "0.1", settings = { max_depth = 100 } }
 
-local type, tonumber, pairs, error, pcall, floor = type, tonumber, pairs, error, pcall, math.floor
+local type, tonumber, error, pcall, floor = type, tonumber, error, pcall, math.floor
+-- the builtin next, in a loop named neither next nor pairs (splaylab.safe_pairs says why)
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next
 local sub, find, byte = string.sub, string.find, string.byte
 local huge = math.huge
 
@@ -43,7 +45,7 @@ local function enc(v, depth, seen)
     if seen[v] then error("benc: cannot encode a table with cycles", 0) end
     seen[v] = true
     buf:put("d")
-    for k, x in pairs(v) do
+    for k, x in nxt, v do
       enc(k, depth + 1, seen)
       enc(x, depth + 1, seen)
     end
@@ -70,6 +72,16 @@ local function dec(s, pos, depth)
   if c == 110 then return nil, pos + 1 end     -- "n"
   if c == 116 then return true, pos + 1 end    -- "t"
   if c == 102 then return false, pos + 1 end   -- "f"
+  -- the short cases most messages are made of, without find, sub and tonumber: a one-digit
+  -- integer, a string shorter than ten bytes
+  if c == 105 then
+    local d = byte(s, pos + 1)
+    if d and d >= 48 and d <= 57 and byte(s, pos + 2) == 101 then return d - 48, pos + 3 end
+  elseif c and c >= 48 and c <= 57 and byte(s, pos + 1) == 58 then
+    local len = c - 48
+    if pos + 1 + len > #s then error("benc: truncated string at " .. pos, 0) end
+    return sub(s, pos + 2, pos + 1 + len), pos + 2 + len
+  end
   if c == 105 or c == 114 then                 -- "i", "r"
     local e = find(s, c == 105 and "e" or ";", pos + 1, true)
     if not e then error("benc: unterminated number at " .. pos, 0) end

@@ -20,7 +20,9 @@ Runtime only: student code has no FFI and cannot require this module.
 ]]
 local M = { _NAME = "splaylab.fdpoll", _VERSION = "0.1" }
 
-local pairs, floor = pairs, math.floor
+local floor = math.floor
+-- the builtin next, in loops named neither next nor pairs (splaylab.safe_pairs says why)
+local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next
 
 local POLLIN, POLLOUT, POLLERR, POLLHUP, POLLNVAL = 0x001, 0x004, 0x008, 0x010, 0x020
 -- what select reports as readable / writable: data or EOF, room, or an error to read
@@ -88,10 +90,10 @@ function M.new()
   return function(readers, writers, extra, timeout)
     clear()
     n, dirty = 0, false
-    for s in pairs(readers) do add(s, POLLIN) end
+    for s in nxt, readers do add(s, POLLIN) end
     if extra then add(extra, POLLIN) end
     local first_writer = n
-    for s in pairs(writers) do add(s, POLLOUT) end
+    for s in nxt, writers do add(s, POLLOUT) end
     local tp = nil   -- NULL: block
     if dirty then timeout = 0 end
     if timeout and (timeout ~= timeout or timeout < 0) then timeout = 0 end   -- NaN, negative: no wait
