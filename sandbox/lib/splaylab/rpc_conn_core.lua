@@ -115,18 +115,21 @@ local function connect(self, ip, port, deadline)
   return s
 end
 
+-- s's timeout: what is left until deadline -> false when nothing is (a function of the module,
+-- not a closure per call: making one is a bytecode LuaJIT cannot compile, FNEW)
+local function arm(s, deadline, now)
+  local left = deadline - now()
+  s:settimeout(left > 0 and left or 0)
+  return left > 0
+end
+
 -- One request/response on s -> data | nil, err, retryable (nothing of a reply came back).
 local function exchange(self, s, msg, deadline)
   local now, llenc = self.platform.now, self.llenc
-  local function arm()
-    local left = deadline - now()
-    s:settimeout(left > 0 and left or 0)
-    return left > 0
-  end
-  if not arm() then return nil, "timeout" end
+  if not arm(s, deadline, now) then return nil, "timeout" end
   local ok, err = llenc.send(s, msg)
   if not ok then return nil, err, err ~= "timeout" end
-  if not arm() then return nil, "timeout" end
+  if not arm(s, deadline, now) then return nil, "timeout" end
   s.await_first = true
   local header, rerr, partial = s:receive("*l")
   if not header then return nil, rerr, rerr ~= "timeout" and (partial or "") == "" end
@@ -135,7 +138,7 @@ local function exchange(self, s, msg, deadline)
     return nil, "rpc: bad reply frame"
   end
   if n == 0 then return "" end
-  if not arm() then return nil, "timeout" end
+  if not arm(s, deadline, now) then return nil, "timeout" end
   return s:receive(n)
 end
 
