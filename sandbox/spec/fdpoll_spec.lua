@@ -118,4 +118,12 @@ describe("splaylab.fdpoll", function()
     assert.is_nil(weak[1])
     b:close(); srv:close()
   end)
+
+  it("still waits through ppoll when the module is loaded a second time in the process", function()
+    package.loaded["splaylab.fdpoll"] = nil   -- a fresh package.loaded (a simulated node's loaders)
+    local again = require "splaylab.fdpoll"
+    package.loaded["splaylab.fdpoll"] = fdpoll
+    assert.is_not.equal(fdpoll, again)
+    assert.is_function(again.new(), "its types are declared already: not a reason to fall back")
+  end)
 end)

@@ -25,9 +25,9 @@ local floor = math.floor
 local nxt = (package.loaded["splaylab.safe_pairs"] or {}).next_builtin or next
 
 local POLLIN, POLLOUT, POLLERR, POLLHUP, POLLNVAL = 0x001, 0x004, 0x008, 0x010, 0x020
--- what select reports as readable / writable: data or EOF, room, or an error to read
 local EINTR = 4
 local FOREVER = 2 ^ 31   -- seconds: a longer wait blocks (no timespec overflows)
+-- what select reports as readable / writable: data or EOF, room, or an error to read
 local READ_READY = POLLIN + POLLERR + POLLHUP + POLLNVAL
 local WRITE_READY = POLLOUT + POLLERR + POLLHUP + POLLNVAL
 
@@ -37,12 +37,14 @@ local declared = false
 local function declare()
   if declared then return true end
   if not ffi_ok or ffi.os ~= "Linux" then return false end
+  -- declared already when this module is loaded a second time in the process (a fresh
+  -- package.loaded: busted's insulation, a simulated node's loaders)
   local ok = pcall(ffi.cdef, [[
     struct splaylab_pollfd { int fd; short events; short revents; };
     struct splaylab_timespec { long tv_sec; long tv_nsec; };
     int ppoll(struct splaylab_pollfd *fds, unsigned long nfds, const struct splaylab_timespec *tmo,
               const void *sigmask);
-  ]])
+  ]]) or pcall(ffi.typeof, "struct splaylab_pollfd")
   declared = ok and pcall(function() return ffi.C.ppoll end)
   return declared
 end
