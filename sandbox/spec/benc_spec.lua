@@ -55,4 +55,37 @@ describe("splaylab.benc", function()
     assert.has_error(function() benc.decode("i5x") end, "benc: unterminated number at 1")
     assert.has_error(function() benc.decode("1:xy") end, "benc: trailing data at 4")
   end)
+
+  it("refuses a peer's garbage with its own words, never a Lua error, and never reads past the end", function()
+    -- what a hostile node can send: random bytes (NUL and invalid UTF-8 among them), and valid
+    -- messages damaged by one byte or cut anywhere
+    math.randomseed(11)
+    local valid = {
+      benc.encode({ call = { "echo", "x", 3, { ip = "10.0.0.1", port = 20001 } }, n = 4 }),
+      benc.encode({ ok = true, r = { string.rep("\0\255", 20), 1.5, 0 / 0, false }, n = 4 }),
+    }
+    local inputs = {}
+    for _ = 1, 2000 do
+      local t = {}
+      for i = 1, math.random(0, 40) do t[i] = string.char(math.random(0, 255)) end
+      inputs[#inputs + 1] = table.concat(t)
+    end
+    for _, v in ipairs(valid) do
+      for p = 1, #v do
+        inputs[#inputs + 1] = v:sub(1, p - 1)                                        -- cut
+        inputs[#inputs + 1] = v:sub(1, p - 1) .. string.char(math.random(0, 255)) .. v:sub(p + 1)
+      end
+    end
+    inputs[#inputs + 1] = "999999999:x"   -- a length far past the message
+    local refused = 0
+    for _, s in ipairs(inputs) do
+      local ok, err = pcall(benc.decode, s)
+      if not ok then
+        refused = refused + 1
+        assert.is_string(err)
+        assert.matches("^benc: ", err)
+      end
+    end
+    assert.is_true(refused > 2000)
+  end)
 end)

@@ -111,6 +111,47 @@ describe("splaylab.rpc connection reuse", function()
     return stats
   end
 
+  -- The client's read after its request waits for the socket first (await_first): a server that
+  -- answers nothing, garbage or half a frame must still end the call with its error, within the
+  -- call's timeout, and leave the next call to a well-behaved server unharmed.
+  it("fails a call cleanly against a server that stays silent, sends garbage or half a frame", function()
+    local ports = { silent = H.free_port(), garbage = H.free_port(), half = H.free_port(),
+      good = H.free_port() }
+    H.net_node(ports.silent, { ports.garbage, ports.half, ports.good },
+      { bind_ports = { ports.garbage, ports.half, ports.good } })
+    local function serve(port, answer)
+      assert(net.server(port, function(c)
+        while llenc.receive(c) do
+          if answer then answer(c) else events.sleep(5) end
+        end
+      end))
+    end
+    local res = {}
+    events.run(function()
+      serve(ports.silent, nil)
+      serve(ports.garbage, function(c) c:send("\0\255\254 not a frame\n") end)
+      serve(ports.half, function(c) c:send("100\nd2:ok"); c:close() end)
+      counting_server(ports.good, math.huge)
+      for _, which in ipairs({ "silent", "garbage", "half", "good" }) do
+        local t0 = platform.now()
+        local r = { rpc.call({ ip = "127.0.0.1", port = ports[which] }, { "echo", which }, 0.3) }
+        res[which] = { r[1], r[2], platform.now() - t0 }
+      end
+      events.exit()
+    end)
+    assert.is_nil(res.silent[1])
+    assert.matches("timeout", res.silent[2])
+    assert.is_true(res.silent[3] >= 0.25 and res.silent[3] < 1, "took " .. res.silent[3])
+    assert.is_nil(res.garbage[1])
+    assert.matches("rpc to 127.0.0.1:%d+ failed: rpc: bad reply frame", res.garbage[2])
+    assert.is_nil(res.half[1])
+    assert.matches("rpc to 127.0.0.1:%d+ failed: closed", res.half[2])
+    assert.equal("good", res.good[1])
+    for _, which in ipairs({ "garbage", "half", "good" }) do
+      assert.is_true(res[which][3] < 0.25, which .. " took " .. res[which][3])
+    end
+  end)
+
   it("carries consecutive calls to a node on one connection; keep_alive = 0 opens one per call", function()
     local port, port2 = H.free_port(), H.free_port()
     H.net_node(port, { port2 }, { bind_ports = { port2 } })
