@@ -57,10 +57,9 @@ local function enc(v, depth, seen)
 end
 
 function M.encode(v)
-  buf:reset()
   local ok, err = pcall(enc, v, 0, {})
   local s = ok and buf:tostring() or nil
-  if #buf > KEEP then buf:free() else buf:reset() end
+  if #buf > KEEP then buf:free() else buf:reset() end   -- empty for the next encode, whatever happened
   if not ok then error(err, 0) end
   return s
 end

@@ -62,18 +62,11 @@ function M.new()
   local r, w = {}, {}       -- the results, reused
   local nr, nw = 0, 0
 
-  local function clear()
-    for i = nr, 1, -1 do r[i] = nil end
-    for i = nw, 1, -1 do w[i] = nil end
-    nr, nw = 0, 0
-  end
-
-  local n, dirty = 0, false
+  local n = 0
   local function add(s, events)
     local fd = s:getfd()
     if fd < 0 then return end
     if events == POLLIN and s:dirty() then
-      dirty = true
       nr = nr + 1
       r[nr] = s
       return   -- readable already: not polled (it would be reported twice)
@@ -90,14 +83,15 @@ function M.new()
   end
 
   return function(readers, writers, extra, timeout)
-    clear()
-    n, dirty = 0, false
+    for i = nr, 1, -1 do r[i] = nil end
+    for i = nw, 1, -1 do w[i] = nil end
+    n, nr, nw = 0, 0, 0
     for s in nxt, readers do add(s, POLLIN) end
     if extra then add(extra, POLLIN) end
     local first_writer = n
     for s in nxt, writers do add(s, POLLOUT) end
     local tp = nil   -- NULL: block
-    if dirty then timeout = 0 end
+    if nr > 0 then timeout = 0 end   -- buffered data (the only results so far): no wait
     if timeout and (timeout ~= timeout or timeout < 0) then timeout = 0 end   -- NaN, negative: no wait
     if timeout and timeout < FOREVER then
       local sec = floor(timeout)
