@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where the simulator's work goes, in bytecodes: a count that does not depend on the machine's load.
 
-    .venv/bin/python bench/sim_bytecodes.py [--nodes 64] [--time 600] [--seed 1] [--top 25] [--sandbox DIR]
+    .venv/bin/python bench/sim_bytecodes.py [--nodes 64] [--time 600] [--seed 1] [--net lan] [--top 25] [--sandbox DIR]
     .venv/bin/python bench/sim_bytecodes.py --alloc [...]     bytes allocated instead, by source line
 
 Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua with the JIT off and a
@@ -34,13 +34,14 @@ def main() -> int:
     p.add_argument("--nodes", type=int, default=64)
     p.add_argument("--time", type=float, default=600)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--net", default="lan", help="a network model of ./splaylab run --net (king: a grading run's delays)")
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--sandbox", type=Path, default=ROOT / "sandbox", help="the sandbox/ whose sim.lua runs")
     p.add_argument("--alloc", action="store_true", help="count bytes allocated, by line, instead of bytecodes")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="sim-bytecodes-") as tmp:
         folder = Path(tmp)
-        sim_scale.chord_run_dir(args.nodes, args.time, args.seed, folder, folder / "w")
+        sim_scale.chord_run_dir(args.nodes, args.time, args.seed, folder, folder / "w", args.net)
         report = folder / "counts.tsv"
         env = {"BYTECODE_OUT": str(report), "ALLOC_OUT": str(report), "LUA_PATH": f"{ROOT / 'bench' / 'lua'}/?.lua;;",
                "PATH": "/usr/bin:/bin"}
@@ -66,7 +67,7 @@ def main() -> int:
         by_file[key.rsplit(":", 1)[0]] += n
     _, vt, events, nodes, _ = done[-1].split()
     unit = "bytes allocated" if args.alloc else "bytecodes"
-    print(f"{args.nodes} nodes, {float(vt):g} virtual s: {int(events):,} events, {calls:,} rpc calls, "
+    print(f"{args.nodes} nodes, {float(vt):g} virtual s, net {args.net}: {int(events):,} events, {calls:,} rpc calls, "
           f"{total:,} {unit} ({total / max(calls, 1):,.0f} per call, JIT off)")
     print(f"\nby file (share, {unit} per call):")
     for name, n in by_file.most_common():

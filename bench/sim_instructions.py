@@ -4,9 +4,10 @@ with the JIT's random draws fixed: a figure that repeats to within a few instruc
 where CPU seconds on this VM vary by up to 40 % from run to run.
 
     .venv/bin/python bench/sim_instructions.py [--nodes 64] [--time 240] [--seeds 1,2,3] [--layouts 1]
-                                               [--cache] [--sandbox DIR [--sandbox DIR ...]]
+                                               [--net lan | --assignment DIR] [--cache] [--sandbox DIR [--sandbox DIR ...]]
 
-Runs bench/sim_scale.py's Chord (the same app and timeline) through sim.lua under cachegrind, once
+Runs bench/sim_scale.py's Chord (the same app and timeline; --net: under that network model), or
+with --assignment an assignment's grading run of its reference (as the grader runs it), through sim.lua under cachegrind, once
 per JIT seed and sandbox, and prints instructions in all and per event, the keys-sorted digest of
 the records (the same for every run of the same input, whatever the tree or the seed), and each
 tree's mean; with two trees, the ratio per seed and of the means. --cache also simulates the
@@ -82,11 +83,15 @@ def layout_args(layout: int) -> list[str]:
     return ["-e", f"SPLAYLAB_LAYOUT_PAD = string.rep('x', {layout * LAYOUT_STEP})"] if layout else []
 
 
-def write_job(base: Path, nodes: int, time: float, seed: int) -> Path:
-    """sim.json and its files in base/run (the run's own directory, the same for every run)."""
+def write_job(base: Path, nodes: int, time: float, seed: int, net: str = "lan",
+              assignment: Path | None = None) -> Path:
+    """sim.json and its files in base/run (the run's own directory, the same for every run):
+    sim_scale.py's Chord, or an assignment's grading run of its reference."""
     run = base / "run"
     shutil.rmtree(run, ignore_errors=True)
-    return sim_scale.chord_run_dir(nodes, time, seed, base, run)
+    if assignment is not None:
+        return sim_scale.grading_run_dir(assignment, run)
+    return sim_scale.chord_run_dir(nodes, time, seed, base, run, net)
 
 
 def measure(sandbox: Path, run: Path, shim: Path, jit_seed: int, cache: bool, luajit: str | Path = "luajit",
@@ -127,6 +132,9 @@ def main() -> int:
     p.add_argument("--nodes", type=int, default=64)
     p.add_argument("--time", type=float, default=240)
     p.add_argument("--seed", type=int, default=1, help="the simulation's seed")
+    p.add_argument("--net", default="lan", help="a network model of ./splaylab run --net (king: a grading run's delays)")
+    p.add_argument("--assignment", type=Path, help="instead of the Chord: this assignment's first simulated grading run, "
+                   "on its reference (e.g. assignments/chord)")
     p.add_argument("--seeds", default="1,2,3", help="the JIT's seeds, one run each (comma-separated)")
     p.add_argument("--layouts", type=int, default=1,
                    help="memory layouts per seed (0, 1, ...: see LAYOUT_STEP); each seed runs in each")
@@ -145,8 +153,10 @@ def main() -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     args.scratch.mkdir(parents=True, exist_ok=True)
     shim = build_shim(args.scratch)
-    run = write_job(args.scratch, args.nodes, args.time, args.seed)
-    print(f"{args.nodes} nodes, {args.time:g} virtual s, JIT seeds {args.seeds}, {args.layouts} layout(s) each")
+    run = write_job(args.scratch, args.nodes, args.time, args.seed, args.net, args.assignment)
+    what = (f"{args.assignment}'s grading run" if args.assignment else
+            f"{args.nodes} nodes, {args.time:g} virtual s, net {args.net}")
+    print(f"{what}, JIT seeds {args.seeds}, {args.layouts} layout(s) each")
     results: dict[Path, list[dict]] = {s: [] for s in sandboxes}
     draws = [(jit_seed, layout) for jit_seed in seeds for layout in range(args.layouts)]
     for jit_seed, layout in draws:   # trees alternate within a draw

@@ -49,13 +49,45 @@ def chord_app(nodes: int, folder: Path) -> Path:
     return app
 
 
-def chord_run_dir(nodes: int, time: float, seed: int, folder: Path, run: Path) -> Path:
+def net_blocks(net: str, nodes: int, seed: int, time: float) -> list | None:
+    """The network model `net` (./splaylab run --net) compiled for the job; None for the LAN."""
+    if net == "lan":
+        return None
+    import netmodel
+    return netmodel.compile_job(netmodel.parse_net(net), nodes, seed, duration=time)
+
+
+def chord_run_dir(nodes: int, time: float, seed: int, folder: Path, run: Path, net: str = "lan") -> Path:
     """The Chord's sim.json and files in `run`, nothing run: for sim.lua started by hand
     (bench/sim_bytecodes.py, bench/sim_instructions.py). Returns `run`."""
     job = simulate.SimJob(app=chord_app(nodes, folder), nodes=nodes, time=time, seed=seed,
-                          max_wall=99999, max_cpu=99999, list_size=1)
+                          net_blocks=net_blocks(net, nodes, seed, time), max_wall=99999, max_cpu=99999, list_size=1)
     # writes sim.json and the node directories, runs nothing (cancelled before the start)
     simulate.simulate(job, lambda *a: None, None, workdir=run, keep=True, cancel=lambda: True)
+    empty_nodes_dir(run)
+    return run
+
+
+def grading_run_dir(assignment: Path, run: Path) -> Path:
+    """The first simulated run of an assignment's grading, on its reference, as the grader runs
+    it (backend/grading/grader/runner.py: its seed, harness, network, trace summed): sim.json and
+    its files in `run`, nothing run. Returns `run`."""
+    sys.path.insert(0, str(ROOT / "backend"))
+    import run_local
+    import run_sim
+    from run_records import Output
+    from grading.grader import load_assignment
+    from grading.grader.runner import run_argv
+    a = load_assignment(assignment)
+    spec = next((r for r in a.runs if r.mode == "sim"), None)
+    if spec is None:
+        raise SystemExit(f"{assignment}: no simulated run")
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = run_argv(Path(tmp), a.reference, a.harness, spec, a.files.get(spec.churn) if spec.churn else None)
+        args, error = run_local.checked_args(argv[2:])
+        if error:
+            raise SystemExit(f"{assignment}: {error}")
+        run_sim._simulate(args, Output(None, 0.0, True, sink=lambda r: None), cancel=lambda: True, workdir=run)
     empty_nodes_dir(run)
     return run
 
@@ -106,10 +138,7 @@ def main() -> int:
               file=sys.stderr)
 
     with tempfile.TemporaryDirectory() as tmp:
-        blocks = None
-        if args.net != "lan":
-            import netmodel
-            blocks = netmodel.compile_job(netmodel.parse_net(args.net), args.nodes, args.seed, duration=args.time)
+        blocks = net_blocks(args.net, args.nodes, args.seed, args.time)
         app = chord_app(args.nodes, Path(tmp)) if args.app == "chord" else cyclon_app(Path(tmp))
         job = simulate.SimJob(app=app, nodes=args.nodes, time=args.time,
                               seed=args.seed, net_blocks=blocks, max_wall=24 * 3600, max_cpu=24 * 3600,

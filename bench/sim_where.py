@@ -96,6 +96,8 @@ def main() -> int:
     p.add_argument("--time", type=float, default=240)
     p.add_argument("--seed", type=int, default=1, help="the simulation's seed")
     p.add_argument("--jit-seed", type=int, default=1)
+    p.add_argument("--net", default="lan", help="a network model of ./splaylab run --net (king: a grading run's delays)")
+    p.add_argument("--assignment", type=Path, help="instead of the Chord: this assignment's first simulated grading run")
     p.add_argument("--top", type=int, default=25, help="how many functions to list")
     p.add_argument("--sandbox", type=Path, default=si.ROOT / "sandbox")
     p.add_argument("--scratch", type=Path, default=si.BASE.with_name("splaylab-sim-where"))
@@ -106,7 +108,7 @@ def main() -> int:
             return 2
     luajit = build_luajit(args.scratch)
     shim = si.build_shim(args.scratch)
-    run = si.write_job(args.scratch, args.nodes, args.time, args.seed)
+    run = si.write_job(args.scratch, args.nodes, args.time, args.seed, args.net, args.assignment)
     out = args.scratch / "cachegrind.out"
     r = si.measure(args.sandbox.resolve(), run, shim, args.jit_seed, cache=False, luajit=luajit, out_file=out)
     text = subprocess.run(["cg_annotate", "--auto=no", "--threshold=0", str(out)], capture_output=True,

@@ -15,9 +15,9 @@ from run_records import LEVELS, Output  # noqa: E402
 
 
 def _simulate(args: argparse.Namespace, output: Output, on_progress: Callable[[Any], None] | None = None,
-              cancel: Callable[[], bool] | None = None) -> tuple[int, Any, str | None]:
+              cancel: Callable[[], bool] | None = None, workdir: Path | None = None) -> tuple[int, Any, str | None]:
     """The simulation of checked args, its records into output -> (exit code, simulate's result
-    or None, what failed or None)."""
+    or None, what failed or None); workdir: sim.lua's directory, kept (simulate.simulate's)."""
     import simulate  # sandbox/simulate.py
     app = Path(args.app)
     if not app.is_file():
@@ -49,7 +49,7 @@ def _simulate(args: argparse.Namespace, output: Output, on_progress: Callable[[A
                           transport=getattr(args, "sim_transport", None) or "fast",
                           trace={"max_events": args.trace_max, "learn": args.trace_learn} if not args.no_trace else False)
     try:
-        result = simulate.simulate(job, on_record, on_progress, keep=args.keep, cancel=cancel)
+        result = simulate.simulate(job, on_record, on_progress, workdir=workdir, keep=args.keep, cancel=cancel)
     except RuntimeError as e:
         return 2, None, str(e)
     return (0 if result.code == 0 else 1), result, result.failure

@@ -180,31 +180,39 @@ def execute(app: str, run: RunSpec, churn_text: str | None = None, *, harness: s
     return result
 
 
+def run_argv(folder: Path, app: str, harness: str | None, run: RunSpec, churn_text: str | None) -> list[str]:
+    """run_local.py's command line for one grading run, its files (app.lua, harness.lua, the
+    scenario) written into `folder` and its records to folder/records.jsonl (also what
+    bench/sim_instructions.py --assignment simulates)."""
+    (folder / "app.lua").write_text(app, encoding="utf-8")
+    argv = [sys.executable, str(RUN_LOCAL), str(folder / "app.lua"), "--time", f"{run.time:g}",
+            "--seed", str(run_seed(run)), "--out", str(folder / "records.jsonl"), "--quiet"]
+    if harness is not None:
+        (folder / "harness.lua").write_text(harness, encoding="utf-8")
+        argv += ["--harness", str(folder / "harness.lua")]
+    if run.mode == "sim":
+        argv += ["--sim", "--sim-transport", run.transport]      # (a simulation is always traced)
+    else:
+        argv.append("--trace")
+    argv += ["--trace-max", str(TRACE_MAX)]
+    if run.learn:
+        argv.append("--trace-learn")
+    if run.net:
+        argv += ["--net", run.net]
+    if churn_text is not None:
+        (folder / "scenario.churn").write_text(churn_text, encoding="utf-8")
+        argv += ["--churn", str(folder / "scenario.churn")]
+    else:
+        argv += ["--nodes", str(run.nodes)]
+    return argv
+
+
 def _run(app: str, harness: str | None, run: RunSpec, churn_text: str | None, timeout: float | None,
          timeout_why: str) -> RunResult:
     with tempfile.TemporaryDirectory(prefix="splaylab-grade-") as tmp:
         folder = Path(tmp)
-        (folder / "app.lua").write_text(app, encoding="utf-8")
+        argv = run_argv(folder, app, harness, run, churn_text)
         out = folder / "records.jsonl"
-        argv = [sys.executable, str(RUN_LOCAL), str(folder / "app.lua"), "--time", f"{run.time:g}",
-                "--seed", str(run_seed(run)), "--out", str(out), "--quiet"]
-        if harness is not None:
-            (folder / "harness.lua").write_text(harness, encoding="utf-8")
-            argv += ["--harness", str(folder / "harness.lua")]
-        if run.mode == "sim":
-            argv += ["--sim", "--sim-transport", run.transport]      # (a simulation is always traced)
-        else:
-            argv.append("--trace")
-        argv += ["--trace-max", str(TRACE_MAX)]
-        if run.learn:
-            argv.append("--trace-learn")
-        if run.net:
-            argv += ["--net", run.net]
-        if churn_text is not None:
-            (folder / "scenario.churn").write_text(churn_text, encoding="utf-8")
-            argv += ["--churn", str(folder / "scenario.churn")]
-        else:
-            argv += ["--nodes", str(run.nodes)]
         # a live run takes its duration plus start-up; a simulation its CPU, bounded generously
         limit = timeout if timeout is not None else (run.time + 120 if run.mode == "live" else SIM_BOUND_MAX_S)
         too_long = f"the run took more than {limit:g} s of wall time" + (f" ({timeout_why})" if timeout_why else "")

@@ -324,7 +324,9 @@ local function step(rec)
   local co = rec[CO]
   local args = rec[WAKE_ARGS]   -- read by the thread right after its suspend() returns
   local ok, what
-  if args then ok, what = resume(co, unpack(args, 1, args.n)) else ok, what = resume(co) end
+  if not args then ok, what = resume(co)
+  elseif args.n == 1 then ok, what = resume(co, args[1])   -- READY, CLOSED: no unpack call
+  else ok, what = resume(co, unpack(args, 1, args.n)) end
   if not ok then
     rec[DEAD] = true
     S[S_RECS][co] = nil
@@ -332,7 +334,9 @@ local function step(rec)
     S[S_M].on_error(co, what)
     return
   end
-  if costatus(co) == "dead" and not rec[DEAD] then
+  -- A thread that yielded SUSPEND (most steps) is alive: coroutine.status, a C function the JIT
+  -- does not compile (its trace stops there) and a string interned per call, only otherwise.
+  if what ~= SUSPEND and costatus(co) == "dead" and not rec[DEAD] then
     rec[DEAD] = true
     S[S_RECS][co] = nil
     S[S_COUNT] = S[S_COUNT] - 1
