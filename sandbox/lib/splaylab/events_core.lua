@@ -334,9 +334,10 @@ local function step(rec)
     S[S_M].on_error(co, what)
     return
   end
-  -- A thread that yielded SUSPEND (most steps) is alive: coroutine.status, a C function the JIT
-  -- does not compile (its trace stops there) and a string interned per call, only otherwise.
-  if what ~= SUSPEND and costatus(co) == "dead" and not rec[DEAD] then
+  -- A thread that yielded SUSPEND (most steps) is alive and waiting: coroutine.status, a C
+  -- function the JIT does not compile (its trace stops there) that interns a string per call,
+  -- is asked only otherwise (a SUSPEND without the wait, which suspend() always registers, too).
+  if (what ~= SUSPEND or not rec[WAITING]) and costatus(co) == "dead" and not rec[DEAD] then
     rec[DEAD] = true
     S[S_RECS][co] = nil
     S[S_COUNT] = S[S_COUNT] - 1
