@@ -108,3 +108,25 @@ def test_king_model_calibration_matches_the_king_figures() -> None:
     figures = netmodel.rtt_percentiles(spec, 1000, seed=1)
     assert abs(figures["p50"] - 134) / 134 <= 0.05, figures
     assert abs(figures["mean"] - 154) / 154 <= 0.05, figures
+
+
+def test_placed_delays_are_the_same_from_the_cache_and_each_caller_gets_its_own_rows() -> None:
+    """A grading process places an assignment's nodes once (netmodel._placed_delays): the blocks
+    of a second compile equal the first, a block changed by its caller does not reach the next
+    compile, and a large job's (or one daemon's positions') rows are computed, not cached."""
+    for net in ("king", "transit-stub:3:4"):
+        spec = netmodel.parse_net(net)
+        first = netmodel.compile_job(spec, 40, seed=7)
+        assert first is not None and len(first) == 40 and len(first[0]["delay"]) == 40
+        first[0]["delay"][1] = -1.0
+        again = netmodel.compile_job(spec, 40, seed=7)
+        assert again is not None and again[0]["delay"][1] > 0
+        assert again[5]["delay"] == first[5]["delay"]
+        assert again[3]["delay"][3] == 0.0 and again[3]["delay"][4] == again[4]["delay"][3]   # symmetric
+        computed = netmodel._placement_rows(spec.model, 40, 7, spec.transit_stub, range(40))
+        assert [b["delay"] for b in again] == [list(row) for row in computed]
+        # one daemon's instances of a job past the cached size: their rows, as the whole job's
+        n = netmodel.CACHED_PLACEMENT_NODES + 1
+        mine = netmodel.compile_job(spec, n, seed=7, positions=[2, n])
+        assert mine is not None and [b["delay"] for b in mine] == netmodel.delay_rows(spec, n, 7, [1, n - 1])
+        assert mine[0]["delay"] != netmodel.compile_job(spec, n, seed=8, positions=[2])[0]["delay"]
