@@ -21,7 +21,7 @@ from setuptools.command.build_py import build_py
 from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
-RUNTIME_FILES = ("node.lua", "lib", "netmodel.py", "data/cities.csv")
+RUNTIME_FILES = ("node.lua", "lib", "netmodel.py", "netmodel_placement.py", "data/cities.csv")
 
 
 def requirements() -> list[str]:

@@ -40,7 +40,7 @@ RUN python3 -m venv "$VIRTUAL_ENV" \
  && rm /tmp/requirements.txt
 
 # Then the daemon itself, as a volunteer installs it: `pip install ./daemon`, which copies
-# ../sandbox (node.lua, lib/, netmodel.py, data/) into the package (splayd/runtime/). No
+# ../sandbox (node.lua, lib/, netmodel*.py, data/) into the package (splayd/runtime/). No
 # network: the dependencies are there, and the venv's own setuptools + wheel build it.
 COPY daemon/ /tmp/src/daemon/
 COPY sandbox/ /tmp/src/sandbox/

@@ -21,19 +21,22 @@ class CommandError(Exception):
 
 
 def netmodel_module(sandbox_dir: Path) -> Any:
-    """sandbox/netmodel.py of this daemon's sandbox directory, loaded once."""
+    """sandbox/netmodel.py of this daemon's sandbox directory, loaded once (after
+    netmodel_placement.py beside it, which it imports by that name)."""
     import importlib.util
     import sys
-    name = "splaylab_netmodel"
-    if name not in sys.modules:
-        spec_file = sandbox_dir / "netmodel.py"
-        loader = importlib.util.spec_from_file_location(name, spec_file)
-        if loader is None or loader.loader is None:
+    for module_name, file_name in (("netmodel_placement", "netmodel_placement.py"),
+                                   ("splaylab_netmodel", "netmodel.py")):
+        if module_name in sys.modules:
+            continue
+        spec_file = sandbox_dir / file_name
+        loader = importlib.util.spec_from_file_location(module_name, spec_file)
+        if loader is None or loader.loader is None or not spec_file.is_file():
             raise CommandError(f"network: cannot load {spec_file}")
         module = importlib.util.module_from_spec(loader)
-        sys.modules[name] = module   # dataclasses look their module up there
+        sys.modules[module_name] = module   # dataclasses look their module up there
         loader.loader.exec_module(module)
-    return sys.modules[name]
+    return sys.modules["splaylab_netmodel"]
 
 
 def compile_network(sandbox_dir: Path, network: Any, nodes: list[int], duration: float) -> dict[int, Any]:

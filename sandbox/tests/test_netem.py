@@ -111,7 +111,7 @@ def test_king_model_calibration_matches_the_king_figures() -> None:
 
 
 def test_placed_delays_are_the_same_from_the_cache_and_each_caller_gets_its_own_rows() -> None:
-    """A grading process places an assignment's nodes once (netmodel._placed_delays): the blocks
+    """A grading process places an assignment's nodes once (netmodel_placement.placed_delays): the blocks
     of a second compile equal the first, a block changed by its caller does not reach the next
     compile, and a large job's (or one daemon's positions') rows are computed, not cached."""
     for net in ("king", "transit-stub:3:4"):
@@ -123,7 +123,7 @@ def test_placed_delays_are_the_same_from_the_cache_and_each_caller_gets_its_own_
         assert again is not None and again[0]["delay"][1] > 0
         assert again[5]["delay"] == first[5]["delay"]
         assert again[3]["delay"][3] == 0.0 and again[3]["delay"][4] == again[4]["delay"][3]   # symmetric
-        computed = netmodel._placement_rows(spec.model, 40, 7, spec.transit_stub, range(40))
+        computed = netmodel.placement_rows(spec.model, 40, 7, spec.transit_stub, range(40))
         assert [b["delay"] for b in again] == [list(row) for row in computed]
         # one daemon's instances of a job past the cached size: their rows, as the whole job's
         n = netmodel.CACHED_PLACEMENT_NODES + 1

@@ -22,7 +22,7 @@ from stack_helpers import ROOT, running_stack
 pytestmark = pytest.mark.stack
 
 PKG_PORT = 8767
-RUNTIME = ("node.lua", "lib", "netmodel.py", "data/cities.csv")  # = daemon/setup.py RUNTIME_FILES
+RUNTIME = ("node.lua", "lib", "netmodel.py", "netmodel_placement.py", "data/cities.csv")  # = daemon/setup.py RUNTIME_FILES
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "build", "*.egg-info", ".pytest_cache")
 
 

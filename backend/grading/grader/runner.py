@@ -83,7 +83,8 @@ def runtime_digest() -> str:
     h = hashlib.sha256()
     files = sorted((SANDBOX / "lib").rglob("*.lua")) + [SANDBOX / n for n in
                                                           ("sim.lua", "node.lua", "simulate.py", "run_local.py",
-                                                           "run_records.py", "netmodel.py")]
+                                                           "run_records.py", "netmodel.py",
+                                                           "netmodel_placement.py")]
     files += sorted((SANDBOX / "churn").glob("*.py"))   # the churn package
     files.append(ROOT / "daemon" / "splayd" / "output_limits.py")   # the output limits' numbers and words
     for p in files:
