@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 # the placement models (king, transit-stub), beside this file: in the daemon's runtime folder too
-from netmodel_placement import CACHED_PLACEMENT_NODES, placed_delays, placement_rows  # noqa: F401
+import netmodel_placement
 
 MODELS = ("lan", "const", "jitter", "transit-stub", "king", "matrix", "trace")
 
@@ -394,10 +394,7 @@ def delay_rows(spec: NetSpec, n: int, seed: int, senders: list[int] | None = Non
         return None
     who = list(range(n)) if senders is None else senders
     if spec.model in ("king", "transit-stub"):
-        if n > CACHED_PLACEMENT_NODES:   # a large job, or a daemon's few instances of it: its rows only
-            return [list(row) for row in placement_rows(spec.model, n, seed, spec.transit_stub, who)]
-        table = placed_delays(spec.model, n, seed, tuple(sorted(spec.transit_stub.items())))
-        return [list(table[i]) for i in who]
+        return netmodel_placement.delay_rows(spec.model, n, seed, spec.transit_stub, who)
     if spec.model == "matrix":
         assert spec.matrix is not None
         m = len(spec.matrix)   # node k takes row (k - 1) mod M: more nodes than rows reuse rows

@@ -101,3 +101,12 @@ def placed_delays(model: str, n: int, seed: int, transit_stub: tuple[tuple[str, 
     process that grades submission after submission of one assignment places its nodes once
     (~20 ms of a 64-node King grading run)."""
     return tuple(placement_rows(model, n, seed, dict(transit_stub), range(n)))
+
+
+def delay_rows(model: str, n: int, seed: int, params: dict[str, float], who: list[int] | range) -> list[list[float]]:
+    """The rows of `who` as fresh lists (the caller may change them): from the kept table for a
+    job up to CACHED_PLACEMENT_NODES, else computed (a large job, or a daemon's few instances of it)."""
+    if n > CACHED_PLACEMENT_NODES:
+        return [list(row) for row in placement_rows(model, n, seed, params, who)]
+    table = placed_delays(model, n, seed, tuple(sorted(params.items())))
+    return [list(table[i]) for i in who]

@@ -16,6 +16,7 @@ SANDBOX = Path(__file__).resolve().parent.parent
 PROBE = Path(__file__).resolve().parent / "apps" / "netprobe.lua"
 sys.path.insert(0, str(SANDBOX))
 import netmodel  # noqa: E402
+import netmodel_placement  # noqa: E402
 
 
 def probe(tmp_path: Path, nodes: int, seconds: float, *net_args: str) -> list[dict[str, Any]]:
@@ -123,10 +124,10 @@ def test_placed_delays_are_the_same_from_the_cache_and_each_caller_gets_its_own_
         assert again is not None and again[0]["delay"][1] > 0
         assert again[5]["delay"] == first[5]["delay"]
         assert again[3]["delay"][3] == 0.0 and again[3]["delay"][4] == again[4]["delay"][3]   # symmetric
-        computed = netmodel.placement_rows(spec.model, 40, 7, spec.transit_stub, range(40))
+        computed = netmodel_placement.placement_rows(spec.model, 40, 7, spec.transit_stub, range(40))
         assert [b["delay"] for b in again] == [list(row) for row in computed]
         # one daemon's instances of a job past the cached size: their rows, as the whole job's
-        n = netmodel.CACHED_PLACEMENT_NODES + 1
+        n = netmodel_placement.CACHED_PLACEMENT_NODES + 1
         mine = netmodel.compile_job(spec, n, seed=7, positions=[2, n])
         assert mine is not None and [b["delay"] for b in mine] == netmodel.delay_rows(spec, n, 7, [1, n - 1])
         assert mine[0]["delay"] != netmodel.compile_job(spec, n, seed=8, positions=[2])[0]["delay"]
