@@ -298,7 +298,10 @@ async def test_a_hostile_job_does_not_disturb_another(tmp_path: Path, backend: s
     assert [(o.state, o.reason) for o in bad] == [CPU[:2]] * 2
     assert [(o.state, o.reason) for o in good] == [("ENDED", "ended normally")] * 2
     assert [o.texts for o in good] == [["1", "2", "3", "4", "5"]] * 2
-    assert all(re.fullmatch(r"log rate limit: \d+ lines dropped", t) for o in bad for lv, t in o.lines if lv == "warning")
+    # Its only warnings are the rate limit's records; a window that dropped one line says
+    # "1 line dropped" (output_limits.rate_text), which a loaded machine sometimes produces.
+    warnings = [t for o in bad for lv, t in o.lines if lv == "warning"]
+    assert all(re.fullmatch(r"log rate limit: [1-9]\d* lines? dropped", t) for t in warnings), warnings
 
 
 # ---- what job.json tells the runtime -------------------------------------------------
