@@ -22,7 +22,12 @@ m = 24                                           -- identifiers of m bits
 -- Construction and maintenance (listing 1)
 function join(n0)
   predecessor = nil
-  finger[1] = call(n0, {'find_successor', n.id})
+  local s = call(n0, {'find_successor', n.id})
+  while not s do                                 -- a node on the route at its socket limit
+    events.sleep(PERIOD)                         -- refuses: try again (thousands joining at once)
+    s = call(n0, {'find_successor', n.id})
+  end
+  finger[1] = s
   call(finger[1], {'notify', n})
 end
 function stabilize()
@@ -35,7 +40,8 @@ function notify(n0)
 end
 function fix_fingers()
   refresh = (refresh % m) + 1
-  finger[refresh] = find_successor((n.id + 2^(refresh - 1)) % 2^m)
+  local f = find_successor((n.id + 2^(refresh - 1)) % 2^m)
+  if f or refresh > 1 then finger[refresh] = f end  -- a failed lookup keeps the successor
 end
 function check_predecessor()
   if predecessor and not ping(predecessor) then predecessor = nil end
