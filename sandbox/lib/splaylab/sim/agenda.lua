@@ -11,6 +11,7 @@ Usage (kernel.lua): agenda.install(Kernel); fields of a new kernel: agenda.field
   kernel:_timer(e, t, seq), kernel:_untimer(e)   a thread's deadline entry, armed / cancelled
   kernel:_advance(next_t)                 the horizon moves (the run loop, when it is reached)
   kernel:_pop()                           the heap's least entry
+  kernel:_spent(e)                        a popped entry that was dispatched: _post may reuse it
 ]]
 local heap = require "splaylab.heap"
 
@@ -18,9 +19,10 @@ local M = { _NAME = "splaylab.sim.agenda", _VERSION = "0.1" }
 
 local Kernel = {}
 
--- entries: {t, seq, pos, fn, node, token | rec, rec's token}: fn alone (a timed action), node
--- and its token (its coroutine resumes), or fn, node and a thread (its events module's run_ready
--- or run_deadline, the thread's record and token)
+-- entries: {t, seq, pos, fn, node, token | rec, rec's token, posted}: fn alone (a timed action),
+-- node and its token (its coroutine resumes), or fn, node and a thread (its events module's
+-- run_ready or run_deadline, the thread's record and token). `posted`: made by _post, held by
+-- the heap alone (the deadlines' entries are their node's or thread's, reused in place).
 function Kernel:_push(e) heap.push(self.heap, e) end
 function Kernel:_pop() return heap.pop(self.heap) end
 
@@ -39,7 +41,27 @@ function Kernel:_post(t, fn, node, token, arg)
     self.fifo_token[tail], self.fifo_arg[tail] = token or false, arg or false
     return
   end
-  self:_push({ t, seq, false, fn, node, token, arg })
+  -- A posted entry is garbage once dispatched (most are messages in flight: two per rpc call on
+  -- a network model, a tenth of what a simulation allocated): the kernel hands it back
+  -- (_spent) and the next post takes it.
+  local n = self.spent_n
+  if n > 0 then
+    local e = self.spent[n]
+    self.spent[n], self.spent_n = nil, n - 1
+    e[1], e[2], e[4], e[5], e[6], e[7] = t, seq, fn, node, token, arg
+    return self:_push(e)
+  end
+  self:_push({ t, seq, false, fn, node, token, arg, true })
+end
+
+local MAX_SPENT = 4096   -- entries kept for reuse (more in flight at once are made anew)
+function Kernel:_spent(e)
+  local n = self.spent_n
+  if e[8] and n < MAX_SPENT then
+    e[4], e[5], e[6], e[7] = nil, nil, nil, nil   -- (what it carried is not kept alive)
+    n = n + 1
+    self.spent[n], self.spent_n = e, n
+  end
 end
 
 -- A node's deadline: the entry its last deadline used moves to (t, the next sequence number)
@@ -120,6 +142,7 @@ function M.fields(kernel)
   kernel.fifo_head, kernel.fifo_tail, kernel.fifo_t = 1, 0, false
   kernel.fifo_seq, kernel.fifo_fn, kernel.fifo_node, kernel.fifo_token, kernel.fifo_arg = {}, {}, {}, {}, {}
   kernel.far, kernel.far_n, kernel.horizon, kernel.span, kernel.advanced_at = {}, 0, 1, 1, 0
+  kernel.spent, kernel.spent_n = {}, 0
 end
 
 function M.install(class)

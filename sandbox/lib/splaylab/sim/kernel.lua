@@ -343,6 +343,7 @@ function Kernel:run(until_t, on_tick, tick_every)
       self.now = e[1]
       self.events = self.events + 1
       self:_dispatch(e[4], e[5], e[6], e[7])
+      self:_spent(e)
     else
       break
     end
