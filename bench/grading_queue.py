@@ -33,6 +33,7 @@ sys.path[:0] = [str(ROOT / "backend"), str(ROOT / "tests")]
 
 from cli import services  # noqa: E402
 from stack_helpers import running_stack  # noqa: E402
+from proc_cpu import ProcCPU  # noqa: E402
 
 CHORD = ROOT / "assignments" / "chord"
 
@@ -64,13 +65,14 @@ def main() -> int:
             return s.api("POST", url, {"source": sources[i % len(sources)]}, token=tokens[i])["id"]
 
         t0 = time.monotonic()
-        if args.watch == "push":
-            done = asyncio.run(watch_pushed(s, tokens, cookies, submit))
-        else:
-            with ThreadPoolExecutor(16) as pool:
-                ids = list(pool.map(submit, range(n)))
-            print(f"{n} submissions accepted in {time.monotonic() - t0:.1f} s; grading...", file=sys.stderr)
-            done = watch_polled(s, tokens, ids)
+        with ProcCPU() as cpu:
+            if args.watch == "push":
+                done = asyncio.run(watch_pushed(s, tokens, cookies, submit))
+            else:
+                with ThreadPoolExecutor(16) as pool:
+                    ids = list(pool.map(submit, range(n)))
+                print(f"{n} submissions accepted in {time.monotonic() - t0:.1f} s; grading...", file=sys.stderr)
+                done = watch_polled(s, tokens, ids)
         total = time.monotonic() - t0
         created = {sid: datetime.fromisoformat(d["created_at"]) for sid, d in done.items()}
         waits = sorted((datetime.fromisoformat(d["graded_at"]) - created[sid]).total_seconds()
@@ -81,6 +83,7 @@ def main() -> int:
         print(f"  all graded after {total:.1f} s: {60 * n / total:.1f} submissions/minute, "
               f"{total / n:.1f} s each on average; {errors} grading errors")
         print(f"  submit -> graded: median {statistics.median(waits):.1f} s, max {max(waits):.1f} s")
+        print(cpu.report())
     return 0
 
 
