@@ -16,10 +16,9 @@ collector lets pile up between cycles: splaylab.sim.collector; 128 when absent)}
 Each node gets its own instance of the runtime (splaylab.sim.world), a platform on virtual
 time (splaylab.sim.kernel), its own directory workdir/node-K[.session], its own `os` whose
 time, clock and date read the virtual clock (epoch 2026-01-01T00:00:00Z), and runs app.lua
-exactly as node.lua does. Student code is compiled as the runtime's is (app.lua's prototypes are
-one set for every node: splaylab.sim.app_chunk); the spin check is a watchdog outside this process
-(sandbox/sim_watch.py) that sends SIGPROF when one resume lasts too long, answered here by a
-jit.profile callback at the next line (the profiler in line mode reaches compiled loops), and a node that
+exactly as node.lua does. Student code runs interpreted (jit.off; the runtime's own code keeps
+the JIT); the spin check is a watchdog outside this process (sandbox/sim_watch.py) that sends
+SIGPROF when one resume lasts too long, answered here by a jit.profile callback, and a node that
 runs a million times within one second of virtual time stops the run (splaylab.sim.watch).
 
 stdout: one record per line, `POSITION<TAB>VIRTUAL_T<TAB>LEVEL<TAB>TEXT`, LEVEL being a node
@@ -172,6 +171,17 @@ local function virtual_os()
   return v
 end
 
+-- Loaded chunks of student code run interpreted too. Compiled, each node's copy of app.lua
+-- gets traces of its own (its own prototypes): 300 nodes doubled the traces and cost CPU and
+-- memory (docs/simulation.md "Figures": the spin check).
+local function interpreted(loader)
+  return function(...)
+    local f, err = loader(...)
+    if f then jit.off(f, true) end
+    return f, err
+  end
+end
+
 local function node_dir(k)
   sessions[k] = (sessions[k] or 0) + 1
   local dir = spec.workdir .. "/node-" .. k .. (sessions[k] > 1 and ("." .. sessions[k]) or "")
@@ -242,6 +252,7 @@ local function start_node(node)
   if harness_src then henv, harness_stream = boot.app_env(boot.build_job(node_spec, limits), modules, loaders, fs) end
   local env, stdout_stream = boot.app_env(job, modules, loaders, fs)
   node.string = env.string
+  env.load, env.loadstring, env.loadfile = interpreted(env.load), interpreted(env.loadstring), interpreted(env.loadfile)
   local chunk, harness_main   -- this node's closures of app.lua's and the harness's main functions
   -- tracebacks name their frames as live names a chunk's ("in main chunk")
   local function tracebacks(tb, co) return app_chunk.main_frames(tb, co, chunk, harness_main) end
@@ -288,6 +299,7 @@ local function start_node(node)
   for _, warning in ipairs(app_warnings) do output.write("warning", warning) end
   if not make_app then return failed(app_error, 2) end
   chunk = make_app(env)
+  jit.off(chunk, true)
   local ok, err = true, nil
   if run_harness then ok, err = xpcall(run_harness, handler) end
   if ok then ok, err = xpcall(chunk, handler) end

@@ -419,13 +419,12 @@ def test_progress_is_reported_during_the_run_from_the_simulators_counters(tmp_pa
     # when (docs/simulation.md "Determinism"); simulate.py reads them about once a second.
     sys.path.insert(0, str(SANDBOX))
     import simulate
-    # 20 nodes waking 100 times a virtual second and computing a little (student code is
-    # compiled: 30,000 additions a wake-up): a run of some seconds (about 4 here), so that
-    # reports come during it
+    # 20 nodes waking 100 times a virtual second and computing a little: a run of some seconds
+    # (about 4 here), so that reports come during it
     app = tmp_path / "busy.lua"
     app.write_text('require "splay.base"\n'
                    'events.run(function()\n'
-                   '  while true do events.sleep(0.01) local x = 0 for i = 1, 30000 do x = x + i end end\n'
+                   '  while true do events.sleep(0.01) local x = 0 for i = 1, 3000 do x = x + i end end\n'
                    'end)\n')
     reports: list[Any] = []
     result = simulate.simulate(simulate.SimJob(app=app, nodes=20, time=100, seed=1, trace=False),

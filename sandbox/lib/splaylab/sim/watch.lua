@@ -64,18 +64,16 @@ M.STILL_RUNS = 1000000
 -- the run. Each resume stores the node, a resume counter and the virtual time in cells 4-6; the
 -- runner's watchdog reads them with this process's CPU time and, when one resume lasts too long,
 -- names it in cells 7-9 and sends SIGPROF. LuaJIT's profiler, started with a timer that never
--- fires (~23 days), turns that signal into a call of on_spin at the next source line, in the
--- spinning node's thread: it writes the fatal record (app.lua's line when the node is there),
--- flushes every record and exits 5. The profiler runs in line mode ("l"), so a compiled trace
--- checks for the signal at each new line: student code is compiled (sim.lua) and a compiled
--- endless loop still answers with its line. Until that signal nothing else runs differently:
+-- fires (~23 days), turns that signal into a call of on_spin at the next interpreted
+-- instruction, in the spinning node's thread: it writes the fatal record (app.lua's line when the
+-- node is there), flushes every record and exits 5. Until that signal nothing runs differently:
 -- no count hook (which put the whole interpreter in its instrumented dispatch), no clock read
--- (a suspect of rare diverging reruns). A spin that never comes back to a line of Lua (inside
--- one C call) is killed by the watchdog, which then writes the record itself without the line,
--- and records still buffered by sim.lua are lost (at most 255). Without the runner (sim.lua
--- started by hand) nobody watches; under `luajit -jp` the profiler is jit.p's and there is no
--- spin check either.
-local SPIN_TIMER = "li2000000000"   -- line mode; a timer of 2e9 ms: only the watchdog signals
+-- (a suspect of rare diverging reruns), no check in compiled traces. A spin that never comes
+-- back to the interpreter (inside one C call, or a compiled loop of the runtime) is killed by
+-- the watchdog, which then writes the record itself without the line, and records still
+-- buffered by sim.lua are lost (at most 255). Without the runner (sim.lua started by hand)
+-- nobody watches; under `luajit -jp` the profiler is jit.p's and there is no spin check either.
+local SPIN_TIMER = "i2000000000"   -- a timer of 2e9 ms: only the watchdog signals
 
 function M.new(opts)
   local cells = progress_cells(opts.progress)
